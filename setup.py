@@ -1,0 +1,30 @@
+"""Build the Cython hot loops in ext/ into tokfx._<name> extension modules."""
+from pathlib import Path
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+HERE = Path(__file__).parent
+
+extensions = [
+    Extension(
+        f"tokfx.{pyx.stem}",
+        [str(pyx.relative_to(HERE))],
+        language="c++",
+        extra_compile_args=["-O3", "-std=c++17"],
+    )
+    for pyx in sorted((HERE / "ext").glob("*.pyx"))
+]
+
+setup(
+    packages=["tokfx", "tokfx.reference", "tokfx.data", "tokfx.schemas"],
+    # schemas/ is language-neutral and lives at the top level; it ships inside the package
+    # so that Tokenizer.load can validate files wherever tokfx is installed.
+    package_dir={"tokfx.schemas": "schemas"},
+    package_data={"tokfx.schemas": ["*.json"], "tokfx.data": ["sample/*"]},
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={"language_level": "3", "boundscheck": False, "wraparound": False,
+                             "cdivision": True, "initializedcheck": False},
+    ),
+)

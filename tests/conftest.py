@@ -1,0 +1,43 @@
+"""Where the tests find their data: small fixtures in tests/fixtures, large corpora in ../shared."""
+import os
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SHARED = Path(os.environ.get("TOKFX_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+CORPORA = SHARED / "corpora"
+
+# Every real-text corpus file in ../shared/corpora (not the GPT-2 vocab/merges fixtures).
+CORPUS_FILES = [
+    "english/pg2600_war_and_peace.txt",
+    "english/pg135_les_miserables.txt",
+    "english/pg2701_moby_dick.txt",
+    "english/wikitext2_valid.txt",
+    "english/wikitext2_test.txt",
+    "chinese/hongloumeng.txt",
+    "chinese/shuihu.txt",
+    "korean/nsmc_reviews_4M.txt",
+    "sentencepiece/botchan.txt",
+    "sentencepiece/wagahaiwa_nekodearu.txt",
+    "cs336/corpus.en",
+    "cs336/address.txt",
+    "cs336/german.txt",
+    "cs336/tinystories_sample.txt",
+]
+
+
+def fixture_path(name: str) -> Path:
+    return FIXTURES / name
+
+
+def corpus_path(relative: str) -> Path:
+    """A file of ../shared/corpora, or skip the test with the reason when it is absent."""
+    path = CORPORA / relative
+    if not path.exists():
+        pytest.skip(f"{path} not found: the large corpora live in ../shared (set TOKFX_SHARED)")
+    return path
+
+
+def corpus_text(relative: str) -> str:
+    return corpus_path(relative).read_bytes().decode("utf-8")
