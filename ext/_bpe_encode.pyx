@@ -7,12 +7,9 @@ cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from cython.operator cimport dereference as deref
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy
 from libcpp.queue cimport priority_queue
-from libcpp.unordered_map cimport unordered_map
-from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 cdef enum:
@@ -51,6 +48,15 @@ cdef inline uint64_t hash_piece(const unsigned char* piece, Py_ssize_t size) noe
     return h
 
 
+cdef struct RankSlot:
+    uint64_t pair  # pair_key(left, right), or EMPTY_PAIR
+    int32_t rank
+    int32_t merged
+
+
+cdef uint64_t EMPTY_PAIR = 0xFFFFFFFFFFFFFFFFULL  # ids are below 2**31, so no pair packs to this
+
+
 cdef inline uint64_t pair_key(int32_t left, int32_t right) noexcept nogil:
     return (<uint64_t>(<uint32_t>left) << 32) | <uint32_t>right
 
@@ -62,8 +68,8 @@ cdef class BPEEncoder:
     Not thread-safe: the cache and scratch buffers are shared by all calls, which is also why
     the GIL is held throughout.
     """
-    # pair_key(left, right) -> (rank, merged id); the first occurrence of a pair keeps its rank.
-    cdef unordered_map[uint64_t, pair[int32_t, int32_t]] _ranks
+    # Open-addressing table (linear probing, at most half full): pair -> (rank, merged id).
+    cdef vector[RankSlot] _rank_slots
     cdef int32_t _byte_ids[256]
     # The piece cache: an open-addressing table (linear probing, at most half full) whose slots
     # point into one arena; a node-based std::unordered_map spent most of the time chasing
@@ -75,6 +81,7 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _symbols
     cdef vector[int32_t] _pair_ranks
     cdef vector[int32_t] _pair_merged
+    cdef vector[unsigned char] _fresh  # per symbol: made by this round's merges
     cdef vector[int32_t] _next
     cdef vector[int32_t] _prev
     cdef vector[int32_t] _out
@@ -82,6 +89,7 @@ cdef class BPEEncoder:
     cdef list _id_objects
 
     def __init__(self, merges, byte_ids, cache_size=1 << 18):
+        cdef RankSlot* slot
         byte_ids = list(byte_ids)
         if len(byte_ids) != 256:
             raise ValueError(f"byte_ids must hold 256 ids, got {len(byte_ids)}")
@@ -89,13 +97,17 @@ cdef class BPEEncoder:
         for b, token_id in enumerate(byte_ids):
             self._byte_ids[b] = _checked_id(token_id)
             max_id = max(max_id, token_id)
-        self._ranks.clear()
+        merges = list(merges)
+        slots = 2
+        while slots < 2 * len(merges):
+            slots *= 2
+        self._rank_slots.assign(slots, RankSlot(EMPTY_PAIR, NO_RANK, 0))
         for rank, (left, right, merged) in enumerate(merges):
             for token_id in (left, right, merged):
                 max_id = max(max_id, _checked_id(token_id))
-            key = pair_key(left, right)
-            if self._ranks.count(key) == 0:
-                self._ranks[key] = pair[int32_t, int32_t](rank, merged)
+            slot = self._rank_slot(pair_key(left, right))
+            if slot.pair == EMPTY_PAIR:  # else the pair is listed twice and keeps its first rank
+                slot[0] = RankSlot(pair_key(left, right), rank, merged)
         if cache_size < 0:
             raise ValueError(f"cache_size must be >= 0, got {cache_size}")
         self._cache_size = cache_size
@@ -207,45 +219,60 @@ cdef class BPEEncoder:
                 self._cache_slots[i] = slot
         return 0
 
-    cdef inline int32_t _rank_of(self, int32_t left, int32_t right, int32_t* merged) noexcept:
-        cdef unordered_map[uint64_t, pair[int32_t, int32_t]].iterator found = \
-            self._ranks.find(pair_key(left, right))
-        if found == self._ranks.end():
-            return NO_RANK
-        merged[0] = deref(found).second.second
-        return deref(found).second.first
+    cdef inline RankSlot* _rank_slot(self, uint64_t key) noexcept:
+        """The slot of the pair key, or the empty slot where it belongs."""
+        cdef size_t mask = self._rank_slots.size() - 1
+        cdef size_t i = mix(key) & mask
+        cdef RankSlot* slots = self._rank_slots.data()
+        while slots[i].pair != key and slots[i].pair != EMPTY_PAIR:
+            i = (i + 1) & mask
+        return &slots[i]
 
-    cdef void _merge_in_rounds(self) noexcept:
-        """Each round finds the lowest rank among adjacent pairs and rewrites the symbols once."""
+    cdef inline int32_t _rank_of(self, int32_t left, int32_t right, int32_t* merged) noexcept:
+        cdef RankSlot* slot = self._rank_slot(pair_key(left, right))
+        merged[0] = slot.merged
+        return slot.rank
+
+    cdef int _merge_in_rounds(self) except -1:
+        """Each round finds the lowest rank among adjacent pairs and rewrites the symbols once;
+        only the pairs next to a merged symbol are looked up again."""
         cdef Py_ssize_t n = self._symbols.size(), i, write
-        cdef int32_t best
+        cdef int32_t best = NO_RANK
         cdef int32_t* symbols = self._symbols.data()
         self._pair_ranks.resize(n)
         self._pair_merged.resize(n)
+        self._fresh.resize(n)
         cdef int32_t* ranks = self._pair_ranks.data()
         cdef int32_t* merged = self._pair_merged.data()
-        while n > 1:
-            best = NO_RANK
-            for i in range(n - 1):
-                ranks[i] = self._rank_of(symbols[i], symbols[i + 1], &merged[i])
-                if ranks[i] < best:
-                    best = ranks[i]
-            if best == NO_RANK:
-                break
+        cdef unsigned char* fresh = self._fresh.data()
+        for i in range(n - 1):
+            ranks[i] = self._rank_of(symbols[i], symbols[i + 1], &merged[i])
+            best = min(best, ranks[i])
+        while best != NO_RANK:
             write = 0
             i = 0
             while i < n:
                 if i < n - 1 and ranks[i] == best:
                     symbols[write] = merged[i]
+                    fresh[write] = True
                     i += 2
                 else:
                     symbols[write] = symbols[i]
+                    ranks[write] = ranks[i]
+                    merged[write] = merged[i]
+                    fresh[write] = False
                     i += 1
                 write += 1
             n = write
+            best = NO_RANK
+            for i in range(n - 1):
+                if fresh[i] or fresh[i + 1]:
+                    ranks[i] = self._rank_of(symbols[i], symbols[i + 1], &merged[i])
+                best = min(best, ranks[i])
         self._symbols.resize(n)
+        return 0
 
-    cdef void _merge_with_heap(self) except *:
+    cdef int _merge_with_heap(self) except -1:
         """O(n log n): a linked list of symbols and a min-heap of (rank, position) of their pairs.
 
         All heap entries of the lowest rank are taken as one batch and applied in position order,
@@ -298,6 +325,7 @@ cdef class BPEEncoder:
             i += 1
             position = nxt[position]
         self._symbols.resize(i)
+        return 0
 
     cdef inline void _push_pair(self, priority_queue[uint64_t]& heap, int32_t position) except *:
         """Record the rank of the pair starting at position and queue it if it can merge."""
