@@ -1,7 +1,7 @@
-"""Time BPE encoding of en_10M with GPT-2's vocabulary: our regex split and our encode core
+"""Time BPE encoding of en_10M (or the corpus named on the command line) with GPT-2's vocabulary: our regex split and our encode core
 separately, against tiktoken's encode_ordinary and Hugging Face tokenizers (our export).
 
-Run from the repository root after building: python bench/bench_encode_core.py
+Run from the repository root after building: python bench/bench_encode_core.py [zh_5M]
 The whole text is encoded as ordinary text by everyone (its `<|endoftext|>` separators
 included), so no special-token handling is timed. Each of our runs starts with a fresh encoder,
 so its piece cache starts cold.
@@ -44,8 +44,8 @@ def median_seconds(run):
     return statistics.median(times), result
 
 
-def main():
-    text = load("en_10M")
+def main(corpus: str):
+    text = load(corpus)
     size_mb = len(text.encode("utf-8")) / 1e6
     vocab, merges = read_gpt2_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
     triples, ids_of_bytes = merges_as_ids(vocab, merges), byte_ids(vocab)
@@ -67,7 +67,7 @@ def main():
     hf = Tokenizer.from_str(json.dumps(hf_tokenizer_json(vocab, merges, {}, GPT2)))
     hf_s, hf_encoding = median_seconds(lambda: hf.encode(text))
 
-    print(f"en_10M: {size_mb:.2f} MB, {len(pieces):,} pieces, {len(ours):,} tokens; median of {REPEATS}")
+    print(f"{corpus}: {size_mb:.2f} MB, {len(pieces):,} pieces, {len(ours):,} tokens; median of {REPEATS}")
     ours_s = split_s + encode_s
     for name, seconds in [("tokfx regex.findall split", split_s), ("tokfx encode_pieces", encode_s),
                           ("tokfx split + encode", ours_s), ("tiktoken encode_ordinary", tiktoken_s),
@@ -83,4 +83,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else "en_10M")
