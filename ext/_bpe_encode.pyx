@@ -20,7 +20,7 @@ cdef enum:
     # Longer pieces (mostly CJK runs) rarely repeat: looking them up and storing them costs more
     # than merging them again (measured on zh_5M).
     MAX_CACHED_PIECE = 24
-
+    # The cache table starts this small (and doubles) so that short-lived encoders stay cheap.
     FIRST_CACHE_SLOTS = 1024
 
 
@@ -312,7 +312,7 @@ cdef class BPEEncoder:
                     continue
                 gone = nxt[position]
                 symbols[position] = merged[position]
-                symbols[gone] = -1
+                symbols[gone] = -1  # ids are >= 0: -1 marks a symbol merged into its left one
                 nxt[position] = nxt[gone]
                 if nxt[gone] != -1:
                     prv[nxt[gone]] = position
@@ -328,17 +328,18 @@ cdef class BPEEncoder:
         self._symbols.resize(i)
         return 0
 
-    cdef inline void _push_pair(self, priority_queue[uint64_t]& heap, int32_t position) except *:
+    cdef inline int _push_pair(self, priority_queue[uint64_t]& heap, int32_t position) except -1:
         """Record the rank of the pair starting at position and queue it if it can merge."""
         cdef int32_t following = self._next[position]
         if following == -1:
             self._pair_ranks[position] = NO_RANK
-            return
+            return 0
         cdef int32_t rank = self._rank_of(self._symbols[position], self._symbols[following],
                                           &self._pair_merged[position])
         self._pair_ranks[position] = rank
         if rank != NO_RANK:
             heap.push(~((<uint64_t>rank << 32) | <uint32_t>position))
+        return 0
 
     cdef list _out_as_list(self):
         cdef Py_ssize_t i, n = self._out.size()
