@@ -15,7 +15,7 @@ from tokfx._bpe_encode import BPEEncoder
 from tokfx.gpt2_files import read_gpt2_files, write_gpt2_files
 from tokfx.hf_export import hf_tokenizer_json
 from tokfx.merge_table import byte_ids, merges_as_ids
-from tokfx.patterns import GPT2
+from tokfx.patterns import GPT2, PATTERNS
 
 END_OF_TEXT = "<|endoftext|>"
 END_OF_TEXT_ID = 50256
@@ -95,7 +95,8 @@ def gpt2_three_ways(gpt2_vocab_merges):
     return hf, tk, BPEEncoder(merges_as_ids(vocab, merges), byte_ids(vocab))
 
 
-def encode_with_bpe_encoder(text: str, encoder: BPEEncoder, special_tokens: dict[str, int]) -> list[int]:
+def encode_with_bpe_encoder(text: str, encoder: BPEEncoder, special_tokens: dict[str, int],
+                            pattern: str = GPT2) -> list[int]:
     """Split on the special tokens, then regex pieces -> BPEEncoder.encode_pieces."""
     if not special_tokens:
         chunks = [text]
@@ -106,7 +107,7 @@ def encode_with_bpe_encoder(text: str, encoder: BPEEncoder, special_tokens: dict
         if chunk in special_tokens:
             ids.append(special_tokens[chunk])
             continue
-        pieces = [piece.encode("utf-8") for piece in regex.findall(GPT2, chunk)]
+        pieces = [piece.encode("utf-8") for piece in regex.findall(pattern, chunk)]
         ends, offset = array("q"), 0
         for piece in pieces:
             offset += len(piece)
@@ -155,6 +156,28 @@ ASSIGNED = st.characters(codec="utf-8", exclude_categories=("Cs", "Cn"))
        .map("".join))
 def test_gpt2_export_on_fuzzed_text(text, gpt2_three_ways):
     assert_three_ways_agree(text, gpt2_three_ways)
+
+
+@pytest.fixture(scope="module")
+def hf_per_pattern(gpt2_vocab_merges):
+    """tokenizers loaded from our export of GPT-2's vocabulary with each named pattern."""
+    vocab, merges = gpt2_vocab_merges
+    return {name: Tokenizer.from_str(json.dumps(hf_tokenizer_json(vocab, merges, {}, pattern)))
+            for name, pattern in PATTERNS.items()}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(PATTERNS)),
+       text=st.lists(st.one_of(st.sampled_from(TRICKY + ["12345", "'S", "'LL", "Ab", "aB", "\r", "/"]),
+                               st.text(ASSIGNED, max_size=4)), max_size=16).map("".join))
+def test_export_splits_like_regex_for_every_named_pattern(name, text, hf_per_pattern, gpt2_three_ways):
+    """The export must carry each pattern over to Oniguruma with its meaning (cl100k's `{1,3}+`)."""
+    encoder, hf = gpt2_three_ways[2], hf_per_pattern[name]
+    text = text.replace(END_OF_TEXT, "")
+    # Pieces, not only ids: "12345" whole and "123" + "45" happen to give the same GPT-2 ids.
+    hf_pieces = [text[start:end] for _, (start, end) in hf.pre_tokenizer.pre_tokenize_str(text)]
+    assert hf_pieces == regex.findall(PATTERNS[name], text)
+    assert hf.encode(text).ids == encode_with_bpe_encoder(text, encoder, {}, PATTERNS[name])
 
 
 def test_tiny_vocab_with_a_special_token():

@@ -4,7 +4,18 @@ Pipeline: split with the pre-tokenization regex (each match its own piece), spel
 bytes with GPT-2's byte alphabet, apply the BPE merges; special tokens are added tokens, which
 `tokenizers` cuts out of the text before any of that.
 """
+import regex
+
 from tokfx.gpt2_files import spell
+
+# Oniguruma (the regex engine of tokenizers, Ruby syntax) reads `X{1,3}+` as `(X{1,3})+`, not as
+# the possessive interval that `regex` and tiktoken's patterns (cl100k) mean; an atomic group
+# `(?>X{1,3})` means the same in both engines.
+_POSSESSIVE_INTERVAL = regex.compile(r"""
+    (?P<atom> \\[pP]\{[^}]*\} | \\. | \[ (?:\\.|[^\]\\])* \]
+            | (?P<group> \( (?:[^()\\]|\\.|(?&group))* \) ) | [^\\\[\](){}|] )
+    (?P<interval> \{ \d+ (?:,\d*)? \} ) \+
+""", regex.VERBOSE)
 
 
 def hf_tokenizer_json(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]],
@@ -23,7 +34,8 @@ def hf_tokenizer_json(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
         "pre_tokenizer": {
             "type": "Sequence",
             "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
+                {"type": "Split", "pattern": {"Regex": oniguruma_pattern(pattern)}, "behavior": "Isolated",
+                 "invert": False},
                 # use_regex=False: the Split above already did GPT-2's split (or the user's).
                 {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
             ],
@@ -64,3 +76,8 @@ def model_vocab(vocab: dict[int, bytes], special_tokens: dict[str, int]) -> dict
                              f"{spelled[content]}; tokenizer.json cannot tell them apart")
         spelled[content] = token_id
     return dict(sorted(spelled.items(), key=lambda item: item[1]))
+
+
+def oniguruma_pattern(pattern: str) -> str:
+    """pattern (for the `regex` package) spelled so that tokenizers' Oniguruma splits alike."""
+    return _POSSESSIVE_INTERVAL.sub(r"(?>\g<atom>\g<interval>)", pattern)
