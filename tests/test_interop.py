@@ -65,6 +65,7 @@ def tiny_vocab_json(tmp_path):
     ("a b\nab\n", r"merges.txt:2: expected two tokens"),
     ("a  b\n", r"merges.txt:1: expected two tokens"),
     ("a b\nab x\n", r"merges.txt:2: 'x' not in .*vocab.json"),
+    ("a b\n#version: 0.2\n", r"merges.txt:2: '#version:' and '0.2' not in"),
 ])
 def test_malformed_merges_name_file_and_line(merges_text, message, tiny_vocab_json):
     merges_txt = tiny_vocab_json.parent / "merges.txt"
@@ -73,11 +74,22 @@ def test_malformed_merges_name_file_and_line(merges_text, message, tiny_vocab_js
         read_gpt2_files(tiny_vocab_json, merges_txt)
 
 
-def test_vocab_outside_the_byte_alphabet_is_refused(tmp_path):
-    (tmp_path / "vocab.json").write_text(json.dumps({"a b": 0}), encoding="utf-8")
+@pytest.mark.parametrize("vocab_json, message", [
+    ({"a b": 0}, "vocab.json: token 'a b' has the character ' '"),
+    ({"a": 0, "b": 0}, "vocab.json: id 0 belongs to two tokens, 'a' and 'b'"),
+    ({"a": "0"}, "vocab.json: token 'a' has the id '0'"),
+])
+def test_malformed_vocab_is_refused(vocab_json, message, tmp_path):
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab_json), encoding="utf-8")
     (tmp_path / "merges.txt").write_text("", encoding="utf-8")
-    with pytest.raises(ValueError, match="vocab.json: token 'a b'"):
+    with pytest.raises(ValueError, match=message):
         read_gpt2_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+
+
+def test_blank_merges_lines_are_skipped(tiny_vocab_json):
+    merges_txt = tiny_vocab_json.parent / "merges.txt"
+    merges_txt.write_text("#version: 0.2\r\na b\r\n\r\n", encoding="utf-8", newline="")
+    assert read_gpt2_files(tiny_vocab_json, merges_txt)[1] == [(b"a", b"b")]
 
 
 # --- Hugging Face export, encoded by tokenizers vs tiktoken vs our encoder ---------------------

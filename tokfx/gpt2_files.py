@@ -25,6 +25,11 @@ def read_gpt2_files(vocab_json, merges_txt) -> tuple[dict[int, bytes], list[tupl
         spelled_vocab = json.load(f)
     vocab = {}
     for spelling, token_id in spelled_vocab.items():
+        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+            raise ValueError(f"{vocab_path}: token {spelling!r} has the id {token_id!r}, not an int >= 0")
+        if token_id in vocab:
+            raise ValueError(f"{vocab_path}: id {token_id} belongs to two tokens, "
+                             f"{spell(vocab[token_id])!r} and {spelling!r}")
         try:
             vocab[token_id] = unspell(spelling)
         except KeyError as error:
@@ -35,8 +40,8 @@ def read_gpt2_files(vocab_json, merges_txt) -> tuple[dict[int, bytes], list[tupl
     with open(merges_path, encoding="utf-8", newline="") as f:
         for line_number, line in enumerate(f, start=1):
             line = line.removesuffix("\n").removesuffix("\r")
-            if line_number == 1 and line.startswith("#version"):
-                continue
+            if (line_number == 1 and line.startswith("#version")) or not line:
+                continue  # a blank line (e.g. a trailing one) holds no merge
             parts = line.split(" ")
             if len(parts) != 2 or not all(parts):
                 raise ValueError(f"{merges_path}:{line_number}: expected two tokens separated by "
