@@ -6,6 +6,7 @@ Twin: tokfx.reference.bpe_encode (the tests run both on random merge tables and 
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
+from cpython.long cimport PyLong_FromLong
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy
@@ -22,6 +23,8 @@ cdef enum:
     MAX_CACHED_PIECE = 24
     # The cache table starts this small (and doubles) so that short-lived encoders stay cheap.
     FIRST_CACHE_SLOTS = 1024
+    # Vocabularies are dense and far smaller; a stray huge id must not allocate a huge table.
+    ID_OBJECTS = 1 << 21
 
 
 cdef struct CacheSlot:
@@ -86,7 +89,7 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _next
     cdef vector[int32_t] _prev
     cdef vector[int32_t] _out
-    # Python ints for every id, so building the result list only increfs.
+    # Python ints for the ids below ID_OBJECTS, so building the result list mostly only increfs.
     cdef list _id_objects
 
     def __init__(self, merges, byte_ids, cache_size=1 << 18):
@@ -118,7 +121,7 @@ cdef class BPEEncoder:
         while slots < min(FIRST_CACHE_SLOTS, 2 * cache_size):
             slots *= 2
         self._cache_slots.assign(slots, CacheSlot(0, 0, 0, 0))
-        self._id_objects = list(range(max_id + 1))
+        self._id_objects = list(range(min(max_id + 1, ID_OBJECTS)))
 
     def encode_piece(self, bytes piece):
         """The ids of one pre-token."""
@@ -343,10 +346,14 @@ cdef class BPEEncoder:
 
     cdef list _out_as_list(self):
         cdef Py_ssize_t i, n = self._out.size()
+        cdef Py_ssize_t known = len(self._id_objects)
         cdef list result = PyList_New(n)
         cdef object token
         for i in range(n):
-            token = <object>PyList_GET_ITEM(self._id_objects, self._out[i])
+            if self._out[i] < known:
+                token = <object>PyList_GET_ITEM(self._id_objects, self._out[i])
+            else:
+                token = PyLong_FromLong(self._out[i])
             Py_INCREF(token)
             PyList_SET_ITEM(result, i, token)
         return result

@@ -116,6 +116,15 @@ def test_gpt2_corpus_files(relative, gpt2_encoders):
     check_gpt2_text(corpus_text(relative)[:150_000], gpt2_encoders)
 
 
+def test_ids_up_to_the_int32_limit():
+    largest = 2**31 - 1
+    ids = [largest - b for b in range(256)]
+    merges = [(ids[ord("a")], ids[ord("b")], 7), (7, ids[ord("c")], 2**30)]
+    piece = b"abcab\x00"
+    assert BPEEncoder(merges, ids).encode_piece(piece) == encode_piece(piece, merges, ids) == [
+        2**30, 7, largest]
+
+
 def test_bad_ends_are_refused():
     encoder = BPEEncoder([], range(256))
     with pytest.raises(ValueError, match="last end"):

@@ -20,6 +20,8 @@ def unspell(spelling: str) -> bytes:
 
 
 def read_gpt2_files(vocab_json, merges_txt) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """(vocab: {id: token bytes}, merges: [(left bytes, right bytes)] in rank order); a ValueError
+    names the file (and line of merges.txt) of anything malformed."""
     vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
     with open(vocab_path, encoding="utf-8") as f:
         spelled_vocab = json.load(f)
@@ -41,7 +43,7 @@ def read_gpt2_files(vocab_json, merges_txt) -> tuple[dict[int, bytes], list[tupl
         for line_number, line in enumerate(f, start=1):
             line = line.removesuffix("\n").removesuffix("\r")
             if (line_number == 1 and line.startswith("#version")) or not line:
-                continue  # a blank line (e.g. a trailing one) holds no merge
+                continue  # GPT-2's header; a blank line (e.g. a trailing one) holds no merge
             parts = line.split(" ")
             if len(parts) != 2 or not all(parts):
                 raise ValueError(f"{merges_path}:{line_number}: expected two tokens separated by "
