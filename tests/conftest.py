@@ -1,5 +1,6 @@
 """Where the tests find their data: small fixtures in tests/fixtures, large corpora in ../shared."""
 import os
+from array import array
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,12 @@ def gpt2_vocab_merges():
     from tokfx.gpt2_files import read_gpt2_files
 
     return read_gpt2_files(fixture_path("gpt2_vocab.json"), fixture_path("gpt2_merges.txt"))
+
+
+def ends_of(pieces: list[bytes]) -> array:
+    """The int64 exclusive end offsets of consecutive pieces, as BPEEncoder.encode_pieces takes them."""
+    ends, offset = array("q"), 0
+    for piece in pieces:
+        offset += len(piece)
+        ends.append(offset)
+    return ends

@@ -6,7 +6,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPUS_FILES, corpus_text, fixture_path
+from conftest import CORPUS_FILES, corpus_text, ends_of, fixture_path
 from tokfx._bpe_encode import BPEEncoder
 from tokfx.merge_table import byte_ids, merges_as_ids
 from tokfx.patterns import GPT2
@@ -18,21 +18,14 @@ ALPHABET = b"abc\x00"
 FIRST_MERGED_ID = 5000
 
 
-def ends_of(pieces: list[bytes]) -> array:
-    ends, offset = array("q"), 0
-    for piece in pieces:
-        offset += len(piece)
-        ends.append(offset)
-    return ends
-
-
 @st.composite
 def merge_tables(draw):
     """(merges, byte_ids): byte ids are a random permutation of 1000..1255; merged ids are fresh.
 
-    A merge's parts are mostly tokens that exist by then (as in a trained vocabulary); sometimes
-    they are any token, later merges' included, to check that the two implementations agree
-    on the rule itself and not only on well-formed tables. Pairs may repeat.
+    In half the tables a merge's parts are tokens that exist by then (as in a trained vocabulary);
+    in the other half any token but the merge's own result, later merges' included, to check that
+    the two implementations agree on the rule itself and not only on well-formed tables.
+    Pairs may repeat.
     """
     ids = [1000 + i for i in draw(st.permutations(range(256)))]
     count = draw(st.integers(0, 40))

@@ -1,8 +1,6 @@
 """GPT-2 vocab.json/merges.txt files and the Hugging Face tokenizer.json export, checked against
 the fixtures, `tokenizers` and `tiktoken`."""
 import json
-from array import array
-
 import pytest
 import regex
 import tiktoken
@@ -10,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from conftest import corpus_text, fixture_path
+from conftest import corpus_text, ends_of, fixture_path
 from tokfx._bpe_encode import BPEEncoder
 from tokfx.gpt2_files import read_gpt2_files, write_gpt2_files
 from tokfx.hf_export import hf_tokenizer_json
@@ -120,11 +118,7 @@ def encode_with_bpe_encoder(text: str, encoder: BPEEncoder, special_tokens: dict
             ids.append(special_tokens[chunk])
             continue
         pieces = [piece.encode("utf-8") for piece in regex.findall(pattern, chunk)]
-        ends, offset = array("q"), 0
-        for piece in pieces:
-            offset += len(piece)
-            ends.append(offset)
-        ids += encoder.encode_pieces(b"".join(pieces), ends)
+        ids += encoder.encode_pieces(b"".join(pieces), ends_of(pieces))
     return ids
 
 
