@@ -70,7 +70,7 @@ def test_long_pieces_match_reference(table, piece):
 
 
 def test_long_runs_match_reference():
-    """Pieces far longer than the short-piece limit go through the heap."""
+    """Runs around and far past the short-piece limit (64 bytes), where the heap takes over."""
     ids = list(range(256))
     a, b = ord("a"), ord("b")
     merges = [(a, a, 300), (300, 300, 301), (301, a, 302), (b, a, 303), (303, 300, 304), (301, 301, 305)]
@@ -105,7 +105,7 @@ def test_gpt2_fixture_texts(name, gpt2_encoders):
 
 @pytest.mark.parametrize("relative", CORPUS_FILES)
 def test_gpt2_corpus_files(relative, gpt2_encoders):
-    # The first 150,000 characters: enough pieces to overflow the 4096-entry cache many times.
+    # The first 150,000 characters hold enough distinct pieces to overflow the 4096-entry cache.
     check_gpt2_text(corpus_text(relative)[:150_000], gpt2_encoders)
 
 
