@@ -1,0 +1,77 @@
+"""Documents from corpus files: .txt (one document per file), .jsonl, .jsonl.gz, .jsonl.zst.
+
+Bad input is an error naming the file and line: a line that is not JSON, a missing or
+non-string text field, text that is not valid UTF-8, a truncated or corrupt compressed file.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import zstandard
+
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst")
+
+
+class CorpusError(ValueError):
+    """A corpus record that cannot be read; the message names the file and line."""
+
+
+def is_jsonl(path: str | os.PathLike) -> bool:
+    return str(path).endswith(JSONL_SUFFIXES)
+
+
+def open_binary_lines(path: Path) -> io.BufferedIOBase:
+    """The decompressed byte stream of a .jsonl / .jsonl.gz / .jsonl.zst file."""
+    raw = open(path, "rb")
+    name = str(path)
+    if name.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw)
+    if name.endswith(".zst"):
+        # read_across_frames: multi-frame files (e.g. concatenated shards) are read whole.
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True,
+                                                            closefd=True)
+        return io.BufferedReader(reader)
+    return raw
+
+
+def iter_jsonl_texts(path: str | os.PathLike, text_field: str = "text") -> Iterator[tuple[int, str]]:
+    """(line number, text) of each record of a JSON-lines file, streamed."""
+    path = Path(path)
+    line_no = 0
+    try:
+        with open_binary_lines(path) as stream:
+            for line_no, line in enumerate(stream, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except UnicodeDecodeError:
+                    raise CorpusError(f"{path}:{line_no}: not valid UTF-8") from None
+                except json.JSONDecodeError as exc:
+                    raise CorpusError(f"{path}:{line_no}: not JSON ({exc.msg})") from None
+                if not isinstance(record, dict) or text_field not in record:
+                    raise CorpusError(f"{path}:{line_no}: no {text_field!r} field")
+                text = record[text_field]
+                if not isinstance(text, str):
+                    raise CorpusError(f"{path}:{line_no}: field {text_field!r} is"
+                                      f" {type(text).__name__}, not a string")
+                yield line_no, text
+    except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise CorpusError(f"{path}: truncated or corrupt after line {line_no} ({exc})") from None
+
+
+def read_text_file(path: str | os.PathLike) -> str:
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CorpusError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
