@@ -1,0 +1,125 @@
+"""The Cython BPE encoder against its pure-Python twin, on random merge tables and on GPT-2."""
+from array import array
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import CORPUS_FILES, corpus_text, fixture_path
+from tokfx._bpe_encode import BPEEncoder
+from tokfx.merge_table import byte_ids, merges_as_ids
+from tokfx.patterns import GPT2
+from tokfx.reference.bpe_encode import apply_merges, encode_piece, merge_ranks
+
+# Few distinct bytes, so that runs (`aaaa`) and chains of merges are common; byte 0x00 never
+# appears in a merge.
+ALPHABET = b"abc\x00"
+FIRST_MERGED_ID = 5000
+
+
+def ends_of(pieces: list[bytes]) -> array:
+    ends, offset = array("q"), 0
+    for piece in pieces:
+        offset += len(piece)
+        ends.append(offset)
+    return ends
+
+
+@st.composite
+def merge_tables(draw):
+    """(merges, byte_ids): byte ids are a random permutation of 1000..1255; merged ids are fresh.
+
+    A merge's parts are mostly tokens that exist by then (as in a trained vocabulary); sometimes
+    they are any token, later merges' included, to check that the two implementations agree
+    on the rule itself and not only on well-formed tables. Pairs may repeat.
+    """
+    ids = [1000 + i for i in draw(st.permutations(range(256)))]
+    count = draw(st.integers(0, 40))
+    merged_ids = list(range(FIRST_MERGED_ID, FIRST_MERGED_ID + count))
+    forward = draw(st.booleans())
+    merges = []
+    for rank, merged in enumerate(merged_ids):
+        parts = [ids[b] for b in ALPHABET[:3]] + (merged_ids[:rank] + merged_ids[rank + 1:] if forward
+                                                  else merged_ids[:rank])
+        merges.append((draw(st.sampled_from(parts)), draw(st.sampled_from(parts)), merged))
+    return merges, ids
+
+
+pieces = st.lists(st.sampled_from(ALPHABET), max_size=60).map(bytes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(merge_tables(), pieces)
+def test_encode_piece_matches_reference(table, piece):
+    merges, ids = table
+    assert BPEEncoder(merges, ids).encode_piece(piece) == encode_piece(piece, merges, ids)
+
+
+@settings(max_examples=150, deadline=None)
+@given(merge_tables(), st.lists(pieces, max_size=30), st.sampled_from([0, 1, 3, 1 << 18]))
+def test_encode_pieces_is_the_concatenation(table, piece_list, cache_size):
+    merges, ids = table
+    encoder = BPEEncoder(merges, ids, cache_size=cache_size)
+    expected = [i for piece in piece_list for i in encode_piece(piece, merges, ids)]
+    data, ends = b"".join(piece_list), ends_of(piece_list)
+    # Twice: the second pass reads whatever the first left in the cache.
+    assert encoder.encode_pieces(data, ends) == expected
+    assert encoder.encode_pieces(data, ends) == expected
+
+
+def test_long_runs_match_reference():
+    """Pieces far longer than the short-piece limit go through the heap."""
+    ids = list(range(256))
+    a, b = ord("a"), ord("b")
+    merges = [(a, a, 300), (300, 300, 301), (301, a, 302), (b, a, 303), (303, 300, 304), (301, 301, 305)]
+    encoder = BPEEncoder(merges, ids)
+    for piece in [b"a" * n for n in (25, 63, 64, 65, 1000, 4097)] + [b"ba" * 700, b"baa" * 333 + b"a"]:
+        assert encoder.encode_piece(piece) == encode_piece(piece, merges, ids)
+
+
+@pytest.fixture(scope="module")
+def gpt2_encoders(gpt2_vocab_merges):
+    """(Cython encoder with a small cache, reference ranks, byte ids) for GPT-2's vocabulary."""
+    vocab, merges = gpt2_vocab_merges
+    triples, ids = merges_as_ids(vocab, merges), byte_ids(vocab)
+    return BPEEncoder(triples, ids, cache_size=4096), merge_ranks(triples), ids
+
+
+def check_gpt2_text(text, gpt2_encoders):
+    encoder, ranks, ids = gpt2_encoders
+    piece_list = [piece.encode("utf-8") for piece in regex.findall(GPT2, text)]
+    expected = {piece: apply_merges([ids[b] for b in piece], ranks) for piece in set(piece_list)}
+    for piece, piece_ids in expected.items():
+        assert encoder.encode_piece(piece) == piece_ids, piece
+    assert encoder.encode_pieces(b"".join(piece_list), ends_of(piece_list)) == [
+        i for piece in piece_list for i in expected[piece]]
+
+
+@pytest.mark.parametrize("name", ["address.txt", "corpus.en", "german.txt", "tinystories_sample.txt",
+                                  "special_token_double_newlines_non_whitespace.txt"])
+def test_gpt2_fixture_texts(name, gpt2_encoders):
+    check_gpt2_text(fixture_path(name).read_text(encoding="utf-8"), gpt2_encoders)
+
+
+@pytest.mark.parametrize("relative", CORPUS_FILES)
+def test_gpt2_corpus_files(relative, gpt2_encoders):
+    # The first 150,000 characters: enough pieces to overflow the 4096-entry cache many times.
+    check_gpt2_text(corpus_text(relative)[:150_000], gpt2_encoders)
+
+
+def test_bad_ends_are_refused():
+    encoder = BPEEncoder([], range(256))
+    with pytest.raises(ValueError, match="last end"):
+        encoder.encode_pieces(b"abc", array("q", [1, 2]))
+    with pytest.raises(ValueError, match="ends"):
+        encoder.encode_pieces(b"abc", array("q", [2, 1, 3]))
+    with pytest.raises(ValueError, match="ends"):
+        encoder.encode_pieces(b"abc", array("q", [4]))
+
+
+def test_bad_tables_are_refused():
+    with pytest.raises(ValueError, match="256"):
+        BPEEncoder([], range(255))
+    with pytest.raises(ValueError, match="token id"):
+        BPEEncoder([(0, 1, -5)], range(256))
