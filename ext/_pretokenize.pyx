@@ -15,10 +15,10 @@ import regex
 
 from cpython.array cimport array as c_array, clone
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
-from libc.stdint cimport int64_t, uint16_t, uint32_t
-from libc.string cimport memcpy
-from libcpp.string_view cimport string_view
-from libcpp.unordered_map cimport unordered_map
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.object cimport PyObject
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
 
 FAST_PATTERNS = frozenset({"gpt2", "cl100k", "gpt4", "llama3", "o200k"})
@@ -453,19 +453,98 @@ def split(bytes data not None, name):
     return pieces
 
 
+# ---------------------------------------------------------------------------------------------
+# Counting: an open-addressing hash table of (start, length) views into the text, so that
+# counting allocates nothing per piece; Python bytes are made once per distinct piece.
+
+ctypedef struct CountSlot:
+    uint64_t hash  # 0 marks an empty slot; piece hashes are never 0
+    Py_ssize_t start
+    Py_ssize_t length
+    int64_t count
+
+
+cdef inline uint64_t piece_hash(const unsigned char* piece, Py_ssize_t length) noexcept nogil:
+    """Multiply-xorshift over 8-byte words, finished with MurmurHash3's fmix64."""
+    cdef uint64_t h = <uint64_t> length * 0x9E3779B97F4A7C15ULL, word
+    while length >= 8:
+        memcpy(&word, piece, 8)
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+        h ^= h >> 31
+        piece += 8
+        length -= 8
+    if length:
+        word = 0
+        while length:  # a byte loop: a variable-length memcpy would be a library call
+            length -= 1
+            word = (word << 8) | piece[length]
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    return h | 1
+
+
+cdef void grow(vector[CountSlot]& slots) noexcept nogil:
+    cdef vector[CountSlot] old
+    cdef size_t mask, i, j
+    old.swap(slots)
+    slots.resize(old.size() * 2)
+    mask = slots.size() - 1
+    for j in range(old.size()):
+        if old[j].hash:
+            i = old[j].hash & mask
+            while slots[i].hash:
+                i = (i + 1) & mask
+            slots[i] = old[j]
+
+
+cdef void count_into(vector[CountSlot]& slots, const unsigned char* s, Py_ssize_t n,
+                     PieceEnd piece_end) noexcept nogil:
+    cdef Py_ssize_t p = 0, end, length, distinct = 0
+    cdef size_t mask = slots.size() - 1, i
+    cdef uint64_t h
+    while p < n:
+        end = piece_end(s, n, p)
+        length = end - p
+        h = piece_hash(s + p, length)
+        i = h & mask
+        while True:
+            if slots[i].hash == 0:
+                slots[i].hash = h
+                slots[i].start = p
+                slots[i].length = length
+                slots[i].count = 1
+                distinct += 1
+                if 2 * distinct > <Py_ssize_t> slots.size():  # keep probes short: load <= 1/2
+                    grow(slots)
+                    mask = slots.size() - 1
+                break
+            if (slots[i].hash == h and slots[i].length == length
+                    and memcmp(s + slots[i].start, s + p, length) == 0):
+                slots[i].count += 1
+                break
+            i = (i + 1) & mask
+        p = end
+
+
 def count_pieces(bytes data not None, name, dict counts not None):
     """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int)."""
     cdef PieceEnd piece_end = matcher_for(name)
-    cdef const char* s = PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = len(data), p = 0, end
-    # Counting under views into `data` allocates nothing per piece; Python bytes are made
-    # once per distinct piece, when merging.
-    cdef unordered_map[string_view, int64_t] local
+    cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = len(data)
+    cdef vector[CountSlot] slots
+    cdef const CountSlot* slot
+    cdef size_t i
+    cdef PyObject* known
+    slots.resize(1024)
     with nogil:
-        while p < n:
-            end = piece_end(<const unsigned char*> s, n, p)
-            local[string_view(s + p, end - p)] += 1
-            p = end
-    for entry in local:
-        key = PyBytes_FromStringAndSize(entry.first.data(), entry.first.size())
-        counts[key] = counts.get(key, 0) + entry.second
+        count_into(slots, s, n, piece_end)
+    for i in range(slots.size()):
+        slot = &slots[i]
+        if slot.hash:
+            key = PyBytes_FromStringAndSize(<const char*> s + slot.start, slot.length)
+            known = PyDict_GetItemWithError(counts, key)
+            counts[key] = slot.count if known == NULL else <object> known + slot.count
