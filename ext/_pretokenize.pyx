@@ -45,10 +45,12 @@ _CLASS_SOURCES = (
     (LETTER, r"\p{L}"),
     (NUMBER, r"\p{N}"),
     (SPACE, r"\s"),
-    (O200K_UPPER, r"\p{Lu}"), (O200K_UPPER, r"\p{Lt}"), (O200K_UPPER, r"\p{Lm}"),
-    (O200K_UPPER, r"\p{Lo}"), (O200K_UPPER, r"\p{M}"),
-    (O200K_LOWER, r"\p{Ll}"), (O200K_LOWER, r"\p{Lm}"), (O200K_LOWER, r"\p{Lo}"),
-    (O200K_LOWER, r"\p{M}"),
+    (O200K_UPPER, r"\p{Lu}"),
+    (O200K_UPPER, r"\p{Lt}"),
+    (O200K_LOWER, r"\p{Ll}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{Lm}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{Lo}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{M}"),
 )
 _CONTRACTION_LETTERS = "sdmtlvre"
 
@@ -58,14 +60,14 @@ cdef uint16_t ASCII_CLASS[128]
 
 
 def _every_code_point():
-    """One string of every code point but the surrogates; index i is code point `_code_point(i)`."""
+    """One string of every code point but the surrogates; index i is `code_point_at_index(i)`."""
     code_points = array("I", range(0xD800))
     code_points.extend(range(0xE000, CODE_POINTS))
     return code_points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
 
 
-cdef inline uint32_t _code_point(Py_ssize_t index_in_every_code_point) noexcept:
-    return index_in_every_code_point if index_in_every_code_point < 0xD800 else index_in_every_code_point + 0x800
+cdef inline uint32_t code_point_at_index(Py_ssize_t index) noexcept:
+    return index if index < 0xD800 else index + 0x800  # skip the 0x800 surrogates
 
 
 def _build_class_table():
@@ -80,11 +82,11 @@ def _build_class_table():
         for match in regex.finditer(source + "+", every):
             start, end = match.span()
             for i in range(start, end):
-                classes[_code_point(i)] |= bits
+                classes[code_point_at_index(i)] |= bits
     for letter in _CONTRACTION_LETTERS:
         bits = ord(letter) << 8
         for match in regex.finditer("(?i:" + letter + ")", every):
-            classes[_code_point(match.start())] |= bits
+            classes[code_point_at_index(match.start())] |= bits
 
     block_index = {}
     for block in range(CODE_POINTS >> BLOCK_BITS):
@@ -150,10 +152,15 @@ cdef inline Py_ssize_t run_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     """End of the run from i of characters whose classes & mask == wanted."""
     cdef Char c
     while i < n:
-        c = char_at(s, n, i)
-        if (c.classes & mask) != wanted:
-            break
-        i = c.end
+        if s[i] < 0x80:  # most runs are ASCII: keep their loop free of decoding
+            if (ASCII_CLASS[s[i]] & mask) != wanted:
+                break
+            i += 1
+        else:
+            c = char_at(s, n, i)
+            if (c.classes & mask) != wanted:
+                break
+            i = c.end
     return i
 
 
@@ -454,14 +461,19 @@ def split(bytes data not None, name):
 
 
 # ---------------------------------------------------------------------------------------------
-# Counting: an open-addressing hash table of (start, length) views into the text, so that
-# counting allocates nothing per piece; Python bytes are made once per distinct piece.
+# Counting: distinct pieces are kept as (start, length) views into the text, in order of first
+# occurrence, and found through an open-addressing table of their indices. Counting allocates
+# nothing per piece; Python bytes are made once per distinct piece, reading the text in order.
 
-ctypedef struct CountSlot:
-    uint64_t hash  # 0 marks an empty slot; piece hashes are never 0
+ctypedef struct DistinctPiece:
+    uint64_t hash
     Py_ssize_t start
     Py_ssize_t length
     int64_t count
+
+ctypedef struct Slot:
+    uint64_t hash      # 0 marks an empty slot; piece hashes are never 0
+    Py_ssize_t piece   # index into the distinct pieces
 
 
 cdef inline uint64_t piece_hash(const unsigned char* piece, Py_ssize_t length) noexcept nogil:
@@ -487,25 +499,24 @@ cdef inline uint64_t piece_hash(const unsigned char* piece, Py_ssize_t length) n
     return h | 1
 
 
-cdef void grow(vector[CountSlot]& slots) noexcept nogil:
-    cdef vector[CountSlot] old
-    cdef size_t mask, i, j
-    old.swap(slots)
-    slots.resize(old.size() * 2)
-    mask = slots.size() - 1
-    for j in range(old.size()):
-        if old[j].hash:
-            i = old[j].hash & mask
-            while slots[i].hash:
-                i = (i + 1) & mask
-            slots[i] = old[j]
+cdef void place(vector[Slot]& slots, uint64_t h, Py_ssize_t piece) noexcept nogil:
+    cdef size_t mask = slots.size() - 1, i = h & mask
+    while slots[i].hash:
+        i = (i + 1) & mask
+    slots[i].hash = h
+    slots[i].piece = piece
 
 
-cdef void count_into(vector[CountSlot]& slots, const unsigned char* s, Py_ssize_t n,
-                     PieceEnd piece_end) noexcept nogil:
-    cdef Py_ssize_t p = 0, end, length, distinct = 0
-    cdef size_t mask = slots.size() - 1, i
+cdef void count_distinct(vector[DistinctPiece]& pieces, const unsigned char* s, Py_ssize_t n,
+                         PieceEnd piece_end) noexcept nogil:
+    cdef vector[Slot] slots
+    cdef DistinctPiece new_piece
+    cdef DistinctPiece* known
+    cdef Py_ssize_t p = 0, end, length, j
+    cdef size_t mask, i
     cdef uint64_t h
+    slots.resize(1024)
+    mask = slots.size() - 1
     while p < n:
         end = piece_end(s, n, p)
         length = end - p
@@ -514,18 +525,23 @@ cdef void count_into(vector[CountSlot]& slots, const unsigned char* s, Py_ssize_
         while True:
             if slots[i].hash == 0:
                 slots[i].hash = h
-                slots[i].start = p
-                slots[i].length = length
-                slots[i].count = 1
-                distinct += 1
-                if 2 * distinct > <Py_ssize_t> slots.size():  # keep probes short: load <= 1/2
-                    grow(slots)
+                slots[i].piece = pieces.size()
+                new_piece.hash = h
+                new_piece.start = p
+                new_piece.length = length
+                new_piece.count = 1
+                pieces.push_back(new_piece)
+                if 2 * pieces.size() > slots.size():  # keep probes short: load <= 1/2
+                    slots.assign(2 * slots.size(), Slot(0, 0))
                     mask = slots.size() - 1
+                    for j in range(<Py_ssize_t> pieces.size()):
+                        place(slots, pieces[j].hash, j)
                 break
-            if (slots[i].hash == h and slots[i].length == length
-                    and memcmp(s + slots[i].start, s + p, length) == 0):
-                slots[i].count += 1
-                break
+            if slots[i].hash == h:
+                known = &pieces[slots[i].piece]
+                if known.length == length and memcmp(s + known.start, s + p, length) == 0:
+                    known.count += 1
+                    break
             i = (i + 1) & mask
         p = end
 
@@ -533,18 +549,20 @@ cdef void count_into(vector[CountSlot]& slots, const unsigned char* s, Py_ssize_
 def count_pieces(bytes data not None, name, dict counts not None):
     """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int)."""
     cdef PieceEnd piece_end = matcher_for(name)
-    cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
+    cdef const char* s = PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = len(data)
-    cdef vector[CountSlot] slots
-    cdef const CountSlot* slot
+    cdef vector[DistinctPiece] pieces
+    cdef const DistinctPiece* piece
     cdef size_t i
     cdef PyObject* known
-    slots.resize(1024)
+    # Keys of `pieces` are distinct, so into an empty dict they go without looking up.
+    cdef bint was_empty = not counts
     with nogil:
-        count_into(slots, s, n, piece_end)
-    for i in range(slots.size()):
-        slot = &slots[i]
-        if slot.hash:
-            key = PyBytes_FromStringAndSize(<const char*> s + slot.start, slot.length)
+        count_distinct(pieces, <const unsigned char*> s, n, piece_end)
+    for i in range(pieces.size()):
+        piece = &pieces[i]
+        key = PyBytes_FromStringAndSize(s + piece.start, piece.length)
+        known = NULL
+        if not was_empty:
             known = PyDict_GetItemWithError(counts, key)
-            counts[key] = slot.count if known == NULL else <object> known + slot.count
+        counts[key] = piece.count if known == NULL else <object> known + piece.count
