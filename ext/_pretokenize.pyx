@@ -7,6 +7,7 @@ per alternative in the comments). Character classes come from lookup tables buil
 time from the installed `regex` module, so they agree with it whatever its Unicode version.
 
 Input must be valid UTF-8; invalid bytes give unspecified pieces but never read out of bounds.
+The reference is `regex.findall(tokfx.patterns.PATTERNS[name], text)`; the tests compare the two.
 """
 import sys
 from array import array
@@ -277,6 +278,15 @@ cdef Py_ssize_t gpt2_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     return shorter_whitespace_end(whitespace_run(s, n, p), p, n)
 
 
+cdef inline Py_ssize_t others_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, Char c) noexcept nogil:
+    """End of ` ?[^\\s\\p{L}\\p{N}]+` from p, or -1."""
+    if not (c.classes & OTHER_MASK):
+        return run_end(s, n, c.end, OTHER_MASK, 0)
+    if s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
+        return run_end(s, n, c.end, OTHER_MASK, 0)
+    return -1
+
+
 cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p,
                                        Char c) noexcept nogil:
     """The alternatives cl100k and llama3 share before their whitespace ones, or -1:
@@ -295,11 +305,7 @@ cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_
             return run_end(s, n, next_char.end, LETTER, LETTER)
     if c.classes & NUMBER:
         return numbers_end(s, n, p)
-    end = -1
-    if not (c.classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
-    elif s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
+    end = others_end(s, n, p, c)
     if end >= 0:
         while end < n and is_newline(s[end]):
             end += 1
@@ -396,10 +402,7 @@ cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t
         return end
     if c.classes & NUMBER:
         return numbers_end(s, n, p)
-    if not (c.classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
-    elif s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
+    end = others_end(s, n, p, c)
     if end >= 0:
         while end < n and (is_newline(s[end]) or s[end] == b'/'):
             end += 1

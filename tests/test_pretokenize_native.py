@@ -54,6 +54,7 @@ EDGE_CASES = [
     "'ſ'ſt", "it's", "IT'S", "HELLO'S", "don'T", "a'll", "a'LL", "a'l", "'\n",
     "1", "12", "123", "1234", "12345", "123456", "1234567", " 1234567 ", "a1b22c333",
     "٣٣٣٣", "ⅫⅫⅫⅫ", "½¾", "x\u0301y", "\u0301\u0301", " \u0301", "A\u0301B", "ABC\u0301def",
+    "\u0301AB", "\u0301AB'S", ".\u0301AB", " \u0301ABc", "\u0301ʰAB", "ǅAB", "ABʰ", "ABʰc",
     "ǅungla", "ʰʰa", "中文字符", "한국어 텍스트", "カタカナ ひらがな", "😀😀 a😀", "𝐀𝐁𝐜",
     "...\n/\n", "a/\n/b", "!!\r\n", " !!", " ,\n", "a\x0b\x0cb", "\x85a", "\xa0a", "a\u2028\u2029",
     "\x1c\x1d\x1e\x1f", "\x00a",
@@ -75,6 +76,24 @@ def every_code_point() -> str:
 def test_every_code_point(name, separator):
     """Every character class entry, alone and after a space or an apostrophe."""
     assert_same_pieces(name, separator.join(every_code_point()))
+
+
+# One character of each kind the patterns tell apart: letters of every case category, marks,
+# numbers, kinds of whitespace, the contraction letters (and ſ, which `(?i)s` matches), "/".
+KINDS = ["a", "A", "ǅ", "ʰ", "中", "\u0301", "\u0903", "1", "٣", "Ⅻ", "½", " ", "\t", "\n", "\r",
+         "\u3000", "\x85", "'", "s", "S", "ſ", "l", "L", "e", "v", "/", ".", "😀"]
+FEWER_KINDS = ["a", "A", "ǅ", "ʰ", "中", "\u0301", "1", " ", "\t", "\n", "\r", "'", "s", "l", "/", "."]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_every_short_string(name):
+    """Every string of up to 3 kinds of character, and of 4 of fewer kinds."""
+    texts = itertools.chain(
+        *(itertools.product(KINDS, repeat=length) for length in range(1, 4)),
+        itertools.product(FEWER_KINDS, repeat=4),
+    )
+    for characters in texts:
+        assert_same_pieces(name, "".join(characters))
 
 
 FRAGMENTS = [
