@@ -549,9 +549,12 @@ cdef void count_distinct(vector[DistinctPiece]& pieces, const unsigned char* s, 
         p = end
 
 
-def count_pieces(bytes data not None, name, dict counts not None):
-    """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int)."""
+def count_pieces(bytes data not None, name, counts):
+    """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int), a dict
+    or a dict subclass such as Counter."""
     cdef PieceEnd piece_end = matcher_for(name)
+    if not isinstance(counts, dict):
+        raise TypeError(f"counts must be a dict of bytes -> int, not {type(counts).__name__}")
     cdef const char* s = PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = len(data)
     cdef vector[DistinctPiece] pieces

@@ -141,6 +141,12 @@ def test_count_pieces_adds_to_existing_counts():
     assert counts == {b"hello": 1, b" world": 7, b"unrelated": 1}
 
 
+def test_count_pieces_into_a_counter():
+    counts = Counter({b" b": 2})
+    _pretokenize.count_pieces(b"a b b", "gpt2", counts)
+    assert counts == Counter({b"a": 1, b" b": 4})
+
+
 def test_empty_data():
     ends = _pretokenize.piece_ends(b"", "gpt2")
     assert isinstance(ends, array.array) and ends.typecode == "q" and len(ends) == 0
