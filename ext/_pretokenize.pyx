@@ -22,8 +22,6 @@ from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
 
-FAST_PATTERNS = frozenset({"gpt2", "cl100k", "gpt4", "llama3", "o200k"})
-
 # ---------------------------------------------------------------------------------------------
 # Character classes: a two-stage table, code point >> 8 -> 256-entry block of class bits.
 # The low byte holds class bits; the high byte holds the ASCII letter a code point matches
@@ -416,35 +414,32 @@ cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t
 # ---------------------------------------------------------------------------------------------
 # Public API
 
+cdef PieceEnd MATCHERS[4]
+MATCHERS[:] = [gpt2_piece_end, cl100k_piece_end, llama3_piece_end, o200k_piece_end]
+_MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3}
+FAST_PATTERNS = frozenset(_MATCHER_OF_PATTERN)
+
+
 cdef PieceEnd matcher_for(name) except NULL:
-    if name == "gpt2":
-        return gpt2_piece_end
-    if name == "cl100k" or name == "gpt4":
-        return cl100k_piece_end
-    if name == "llama3":
-        return llama3_piece_end
-    if name == "o200k":
-        return o200k_piece_end
-    raise ValueError(f"no native pre-tokenizer for pattern {name!r}; "
-                     f"fast patterns are {', '.join(sorted(FAST_PATTERNS))}")
-
-
-cdef vector[int64_t] ends_of_pieces(bytes data, PieceEnd piece_end):
-    cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = len(data), p = 0
-    cdef vector[int64_t] ends
-    with nogil:
-        while p < n:
-            p = piece_end(s, n, p)
-            ends.push_back(p)
-    return ends
+    try:
+        return MATCHERS[<int> _MATCHER_OF_PATTERN[name]]
+    except (KeyError, TypeError):
+        raise ValueError(f"no native pre-tokenizer for pattern {name!r}; "
+                         f"fast patterns are {', '.join(sorted(FAST_PATTERNS))}") from None
 
 
 def piece_ends(bytes data not None, name):
     """Exclusive end byte offsets of the pieces `regex.findall(PATTERNS[name], ...)` gives."""
     cdef PieceEnd piece_end = matcher_for(name)
-    cdef vector[int64_t] ends = ends_of_pieces(data, piece_end)
-    cdef c_array result = clone(array("q"), ends.size(), False)
+    cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = len(data), p = 0
+    cdef vector[int64_t] ends
+    cdef c_array result
+    with nogil:
+        while p < n:
+            p = piece_end(s, n, p)
+            ends.push_back(p)
+    result = clone(array("q"), ends.size(), False)
     if ends.size():
         memcpy(result.data.as_voidptr, ends.data(), ends.size() * sizeof(int64_t))
     return result
