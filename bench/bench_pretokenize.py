@@ -34,8 +34,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
-    print(f"{'corpus':8} {'pattern':8} {'MB':>6} {'regex MB/s':>11} {'piece_ends':>11} {'count_pieces':>13}"
-          f" {'x regex':>8} {'x regex':>8}")
+    print("MB/s of regex.findall, piece_ends and count_pieces; then the speed-ups over regex.findall")
+    print(f"{'corpus':8} {'pattern':8} {'MB':>6} {'regex':>8} {'ends':>8} {'count':>8} {'ends x':>7} {'count x':>8}")
     for corpus in args.corpora:
         text = load(corpus)
         data = text.encode("utf-8")
@@ -45,8 +45,8 @@ def main() -> None:
             regex_s = median_seconds(lambda: compiled.findall(text), args.runs)
             ends_s = median_seconds(lambda: _pretokenize.piece_ends(data, name), args.runs)
             count_s = median_seconds(lambda: _pretokenize.count_pieces(data, name, {}), args.runs)
-            print(f"{corpus:8} {name:8} {megabytes:6.1f} {megabytes / regex_s:11.1f} {megabytes / ends_s:11.1f}"
-                  f" {megabytes / count_s:13.1f} {regex_s / ends_s:8.1f} {regex_s / count_s:8.1f}", flush=True)
+            print(f"{corpus:8} {name:8} {megabytes:6.1f} {megabytes / regex_s:8.1f} {megabytes / ends_s:8.1f}"
+                  f" {megabytes / count_s:8.1f} {regex_s / ends_s:7.1f} {regex_s / count_s:8.1f}", flush=True)
 
 
 if __name__ == "__main__":
