@@ -546,7 +546,7 @@ cdef void count_distinct(vector[DistinctPiece]& pieces, const unsigned char* s, 
 
 def count_pieces(bytes data not None, name, counts):
     """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int), a dict
-    or a dict subclass such as Counter."""
+    or a dict subclass such as Counter. New pieces are added in order of first occurrence."""
     cdef PieceEnd piece_end = matcher_for(name)
     if not isinstance(counts, dict):
         raise TypeError(f"counts must be a dict of bytes -> int, not {type(counts).__name__}")

@@ -132,7 +132,9 @@ def test_count_pieces_on_corpus(name, relative):
     text = corpus_path(relative).read_bytes().decode("utf-8")
     counts = {}
     _pretokenize.count_pieces(text.encode("utf-8"), name, counts)
-    assert counts == Counter(regex_pieces(name, text))
+    expected = Counter(regex_pieces(name, text))
+    assert counts == expected
+    assert list(counts) == list(expected)  # both in order of first occurrence
 
 
 def test_count_pieces_adds_to_existing_counts():
