@@ -415,7 +415,10 @@ cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t
 # Public API
 
 cdef PieceEnd MATCHERS[4]
-MATCHERS[:] = [gpt2_piece_end, cl100k_piece_end, llama3_piece_end, o200k_piece_end]
+MATCHERS[0] = gpt2_piece_end
+MATCHERS[1] = cl100k_piece_end
+MATCHERS[2] = llama3_piece_end
+MATCHERS[3] = o200k_piece_end
 _MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3}
 FAST_PATTERNS = frozenset(_MATCHER_OF_PATTERN)
 
