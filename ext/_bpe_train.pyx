@@ -94,8 +94,8 @@ cdef class _MergeLoop:
             raise ValueError(f"offsets has {offsets.shape[0]} entries, expected n_words + 1 = {n_words + 1}")
         if offsets[0] != 0 or offsets[n_words] != n_symbols:
             raise ValueError("offsets must start at 0 and end at len(symbols)")
-        if n_symbols >= 2**31 - 1:
-            raise ValueError(f"{n_symbols} symbols: positions are int32, at most 2**31 - 2")
+        if n_symbols >= 2**31 - 1 or n_words >= 2**31:
+            raise ValueError(f"{n_symbols} symbols, {n_words} words: positions and words are int32")
         for key in symbol_keys:
             self.token_key.push_back(key)
         self.next_token = alphabet_size
@@ -105,8 +105,9 @@ cdef class _MergeLoop:
         self.word_count.resize(n_words)
         for w in range(n_words):
             start, end = offsets[w], offsets[w + 1]
-            if end < start:
-                raise ValueError(f"offsets decrease at word {w}")
+            # Checked before any write: start is the previous word's end, already in range.
+            if end < start or end > n_symbols:
+                raise ValueError(f"offsets[{w + 1}] = {end} is outside [{start}, {n_symbols}]")
             if counts[w] < 1:
                 raise ValueError(f"word {w} has count {counts[w]}; counts must be >= 1")
             self.word_count[w] = counts[w]
@@ -342,7 +343,7 @@ def train_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merg
     symbol_keys: the sort key (bytes) of each base symbol. Merge i creates id len(symbol_keys)+i;
     the result is shorter than num_merges when no pair is left. Ties go to the greater
     (key(left), key(right)), then the greater (left, right). progress(done, num_merges) is called
-    every progress_every merges.
+    every progress_every merges and after the last one. Pair counts are int64 sums of counts.
     """
     if progress_every < 1:
         raise ValueError("progress_every must be >= 1")

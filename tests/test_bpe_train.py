@@ -192,6 +192,7 @@ def test_progress_lines_go_to_stderr(capsys):
 @pytest.mark.parametrize("symbols, offsets, counts", [
     (array("i", [0, 1]), array("q", [0, 1]), array("q", [1])),       # offsets end short
     (array("i", [0, 1]), array("q", [0, 2]), array("q", [1, 1])),    # one offset too few
+    (array("i", [0, 1]), array("q", [0, 5, 2]), array("q", [1, 1])),  # an offset past the end
     (array("i", [0, 9]), array("q", [0, 2]), array("q", [1])),       # symbol outside alphabet
     (array("i", [0, 1]), array("q", [0, 2]), array("q", [0])),       # count below 1
 ])
