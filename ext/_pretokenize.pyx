@@ -7,6 +7,7 @@ per alternative in the comments). Character classes come from lookup tables buil
 time from the installed `regex` module, so they agree with it whatever its Unicode version.
 
 Input must be valid UTF-8; invalid bytes give unspecified pieces but never read out of bounds.
+The reference is `regex.findall(tokfx.patterns.PATTERNS[name], text)`; the tests compare the two.
 """
 import sys
 from array import array
@@ -15,13 +16,11 @@ import regex
 
 from cpython.array cimport array as c_array, clone
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
-from libc.stdint cimport int64_t, uint16_t, uint32_t
-from libc.string cimport memcpy
-from libcpp.string_view cimport string_view
-from libcpp.unordered_map cimport unordered_map
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.object cimport PyObject
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
-
-FAST_PATTERNS = frozenset({"gpt2", "cl100k", "gpt4", "llama3", "o200k"})
 
 # ---------------------------------------------------------------------------------------------
 # Character classes: a two-stage table, code point >> 8 -> 256-entry block of class bits.
@@ -45,10 +44,12 @@ _CLASS_SOURCES = (
     (LETTER, r"\p{L}"),
     (NUMBER, r"\p{N}"),
     (SPACE, r"\s"),
-    (O200K_UPPER, r"\p{Lu}"), (O200K_UPPER, r"\p{Lt}"), (O200K_UPPER, r"\p{Lm}"),
-    (O200K_UPPER, r"\p{Lo}"), (O200K_UPPER, r"\p{M}"),
-    (O200K_LOWER, r"\p{Ll}"), (O200K_LOWER, r"\p{Lm}"), (O200K_LOWER, r"\p{Lo}"),
-    (O200K_LOWER, r"\p{M}"),
+    (O200K_UPPER, r"\p{Lu}"),
+    (O200K_UPPER, r"\p{Lt}"),
+    (O200K_LOWER, r"\p{Ll}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{Lm}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{Lo}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{M}"),
 )
 _CONTRACTION_LETTERS = "sdmtlvre"
 
@@ -58,14 +59,14 @@ cdef uint16_t ASCII_CLASS[128]
 
 
 def _every_code_point():
-    """One string of every code point but the surrogates; index i is code point `_code_point(i)`."""
+    """One string of every code point but the surrogates; index i is `code_point_at_index(i)`."""
     code_points = array("I", range(0xD800))
     code_points.extend(range(0xE000, CODE_POINTS))
     return code_points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
 
 
-cdef inline uint32_t _code_point(Py_ssize_t index_in_every_code_point) noexcept:
-    return index_in_every_code_point if index_in_every_code_point < 0xD800 else index_in_every_code_point + 0x800
+cdef inline uint32_t code_point_at_index(Py_ssize_t index) noexcept:
+    return index if index < 0xD800 else index + 0x800  # skip the 0x800 surrogates
 
 
 def _build_class_table():
@@ -80,11 +81,11 @@ def _build_class_table():
         for match in regex.finditer(source + "+", every):
             start, end = match.span()
             for i in range(start, end):
-                classes[_code_point(i)] |= bits
+                classes[code_point_at_index(i)] |= bits
     for letter in _CONTRACTION_LETTERS:
         bits = ord(letter) << 8
         for match in regex.finditer("(?i:" + letter + ")", every):
-            classes[_code_point(match.start())] |= bits
+            classes[code_point_at_index(match.start())] |= bits
 
     block_index = {}
     for block in range(CODE_POINTS >> BLOCK_BITS):
@@ -150,10 +151,15 @@ cdef inline Py_ssize_t run_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     """End of the run from i of characters whose classes & mask == wanted."""
     cdef Char c
     while i < n:
-        c = char_at(s, n, i)
-        if (c.classes & mask) != wanted:
-            break
-        i = c.end
+        if s[i] < 0x80:  # most runs are ASCII: keep their loop free of decoding
+            if (ASCII_CLASS[s[i]] & mask) != wanted:
+                break
+            i += 1
+        else:
+            c = char_at(s, n, i)
+            if (c.classes & mask) != wanted:
+                break
+            i = c.end
     return i
 
 
@@ -270,6 +276,15 @@ cdef Py_ssize_t gpt2_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     return shorter_whitespace_end(whitespace_run(s, n, p), p, n)
 
 
+cdef inline Py_ssize_t others_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, Char c) noexcept nogil:
+    """End of ` ?[^\\s\\p{L}\\p{N}]+` from p, or -1."""
+    if not (c.classes & OTHER_MASK):
+        return run_end(s, n, c.end, OTHER_MASK, 0)
+    if s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
+        return run_end(s, n, c.end, OTHER_MASK, 0)
+    return -1
+
+
 cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p,
                                        Char c) noexcept nogil:
     """The alternatives cl100k and llama3 share before their whitespace ones, or -1:
@@ -288,11 +303,7 @@ cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_
             return run_end(s, n, next_char.end, LETTER, LETTER)
     if c.classes & NUMBER:
         return numbers_end(s, n, p)
-    end = -1
-    if not (c.classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
-    elif s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
+    end = others_end(s, n, p, c)
     if end >= 0:
         while end < n and is_newline(s[end]):
             end += 1
@@ -389,10 +400,7 @@ cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t
         return end
     if c.classes & NUMBER:
         return numbers_end(s, n, p)
-    if not (c.classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
-    elif s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
-        end = run_end(s, n, c.end, OTHER_MASK, 0)
+    end = others_end(s, n, p, c)
     if end >= 0:
         while end < n and (is_newline(s[end]) or s[end] == b'/'):
             end += 1
@@ -406,35 +414,35 @@ cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t
 # ---------------------------------------------------------------------------------------------
 # Public API
 
+cdef PieceEnd MATCHERS[4]
+MATCHERS[0] = gpt2_piece_end
+MATCHERS[1] = cl100k_piece_end
+MATCHERS[2] = llama3_piece_end
+MATCHERS[3] = o200k_piece_end
+_MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3}
+FAST_PATTERNS = frozenset(_MATCHER_OF_PATTERN)
+
+
 cdef PieceEnd matcher_for(name) except NULL:
-    if name == "gpt2":
-        return gpt2_piece_end
-    if name == "cl100k" or name == "gpt4":
-        return cl100k_piece_end
-    if name == "llama3":
-        return llama3_piece_end
-    if name == "o200k":
-        return o200k_piece_end
-    raise ValueError(f"no native pre-tokenizer for pattern {name!r}; "
-                     f"fast patterns are {', '.join(sorted(FAST_PATTERNS))}")
-
-
-cdef vector[int64_t] ends_of_pieces(bytes data, PieceEnd piece_end):
-    cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = len(data), p = 0
-    cdef vector[int64_t] ends
-    with nogil:
-        while p < n:
-            p = piece_end(s, n, p)
-            ends.push_back(p)
-    return ends
+    try:
+        return MATCHERS[<int> _MATCHER_OF_PATTERN[name]]
+    except (KeyError, TypeError):
+        raise ValueError(f"no native pre-tokenizer for pattern {name!r}; "
+                         f"fast patterns are {', '.join(sorted(FAST_PATTERNS))}") from None
 
 
 def piece_ends(bytes data not None, name):
     """Exclusive end byte offsets of the pieces `regex.findall(PATTERNS[name], ...)` gives."""
     cdef PieceEnd piece_end = matcher_for(name)
-    cdef vector[int64_t] ends = ends_of_pieces(data, piece_end)
-    cdef c_array result = clone(array("q"), ends.size(), False)
+    cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = len(data), p = 0
+    cdef vector[int64_t] ends
+    cdef c_array result
+    with nogil:
+        while p < n:
+            p = piece_end(s, n, p)
+            ends.push_back(p)
+    result = clone(array("q"), ends.size(), False)
     if ends.size():
         memcpy(result.data.as_voidptr, ends.data(), ends.size() * sizeof(int64_t))
     return result
@@ -453,19 +461,112 @@ def split(bytes data not None, name):
     return pieces
 
 
-def count_pieces(bytes data not None, name, dict counts not None):
-    """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int)."""
+# ---------------------------------------------------------------------------------------------
+# Counting: distinct pieces are kept as (start, length) views into the text, in order of first
+# occurrence, and found through an open-addressing table of their indices. Counting allocates
+# nothing per piece; Python bytes are made once per distinct piece, reading the text in order.
+
+ctypedef struct DistinctPiece:
+    uint64_t hash
+    Py_ssize_t start
+    Py_ssize_t length
+    int64_t count
+
+ctypedef struct Slot:
+    uint64_t hash      # 0 marks an empty slot; piece hashes are never 0
+    Py_ssize_t piece   # index into the distinct pieces
+
+
+cdef inline uint64_t piece_hash(const unsigned char* piece, Py_ssize_t length) noexcept nogil:
+    """Multiply-xorshift over 8-byte words, finished with MurmurHash3's fmix64."""
+    cdef uint64_t h = <uint64_t> length * 0x9E3779B97F4A7C15ULL, word
+    while length >= 8:
+        memcpy(&word, piece, 8)
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+        h ^= h >> 31
+        piece += 8
+        length -= 8
+    if length:
+        word = 0
+        while length:  # a byte loop: a variable-length memcpy would be a library call
+            length -= 1
+            word = (word << 8) | piece[length]
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    return h | 1
+
+
+cdef void place(vector[Slot]& slots, uint64_t h, Py_ssize_t piece) noexcept nogil:
+    cdef size_t mask = slots.size() - 1, i = h & mask
+    while slots[i].hash:
+        i = (i + 1) & mask
+    slots[i].hash = h
+    slots[i].piece = piece
+
+
+cdef void count_distinct(vector[DistinctPiece]& pieces, const unsigned char* s, Py_ssize_t n,
+                         PieceEnd piece_end) noexcept nogil:
+    cdef vector[Slot] slots
+    cdef DistinctPiece new_piece
+    cdef DistinctPiece* known
+    cdef Py_ssize_t p = 0, end, length, j
+    cdef size_t mask, i
+    cdef uint64_t h
+    slots.resize(1024)
+    mask = slots.size() - 1
+    while p < n:
+        end = piece_end(s, n, p)
+        length = end - p
+        h = piece_hash(s + p, length)
+        i = h & mask
+        while True:
+            if slots[i].hash == 0:
+                slots[i].hash = h
+                slots[i].piece = pieces.size()
+                new_piece.hash = h
+                new_piece.start = p
+                new_piece.length = length
+                new_piece.count = 1
+                pieces.push_back(new_piece)
+                if 2 * pieces.size() > slots.size():  # keep probes short: load <= 1/2
+                    slots.assign(2 * slots.size(), Slot(0, 0))
+                    mask = slots.size() - 1
+                    for j in range(<Py_ssize_t> pieces.size()):
+                        place(slots, pieces[j].hash, j)
+                break
+            if slots[i].hash == h:
+                known = &pieces[slots[i].piece]
+                if known.length == length and memcmp(s + known.start, s + p, length) == 0:
+                    known.count += 1
+                    break
+            i = (i + 1) & mask
+        p = end
+
+
+def count_pieces(bytes data not None, name, counts):
+    """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int), a dict
+    or a dict subclass such as Counter. New pieces are added in order of first occurrence."""
     cdef PieceEnd piece_end = matcher_for(name)
+    if not isinstance(counts, dict):
+        raise TypeError(f"counts must be a dict of bytes -> int, not {type(counts).__name__}")
     cdef const char* s = PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = len(data), p = 0, end
-    # Counting under views into `data` allocates nothing per piece; Python bytes are made
-    # once per distinct piece, when merging.
-    cdef unordered_map[string_view, int64_t] local
+    cdef Py_ssize_t n = len(data)
+    cdef vector[DistinctPiece] pieces
+    cdef const DistinctPiece* piece
+    cdef size_t i
+    cdef PyObject* known
+    # Keys of `pieces` are distinct, so into an empty dict they go without looking up.
+    cdef bint was_empty = not counts
     with nogil:
-        while p < n:
-            end = piece_end(<const unsigned char*> s, n, p)
-            local[string_view(s + p, end - p)] += 1
-            p = end
-    for entry in local:
-        key = PyBytes_FromStringAndSize(entry.first.data(), entry.first.size())
-        counts[key] = counts.get(key, 0) + entry.second
+        count_distinct(pieces, <const unsigned char*> s, n, piece_end)
+    for i in range(pieces.size()):
+        piece = &pieces[i]
+        key = PyBytes_FromStringAndSize(s + piece.start, piece.length)
+        known = NULL
+        if not was_empty:
+            known = PyDict_GetItemWithError(counts, key)
+        counts[key] = piece.count if known == NULL else <object> known + piece.count
