@@ -94,8 +94,12 @@ def test_encode_batch(gpt2):
 
 
 def test_decode_replaces_invalid_utf8(gpt2):
-    half = gpt2.encode("€")  # three bytes, several byte-level tokens
-    assert gpt2.decode(half[:1]) == "\ufffd" * len(gpt2.id_to_token(half[0]))
+    ids = [gpt2.token_to_id(b"a"), gpt2.token_to_id(b"\xff"), gpt2.token_to_id(b"b")]
+    assert gpt2.decode(ids) == "a\ufffdb"
+    first_of_rare_char = gpt2.encode("\U0001d518")[:1]  # 4 UTF-8 bytes, not one token
+    assert gpt2.decode(first_of_rare_char) == gpt2.id_to_token(first_of_rare_char[0]).decode(
+        "utf-8", errors="replace")
+    assert "\ufffd" in gpt2.decode(first_of_rare_char)
     assert gpt2.decode([]) == ""
 
 

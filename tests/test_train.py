@@ -27,7 +27,7 @@ def test_train_bpe_matches_the_cs336_reference_merges_and_vocab():
 
 
 def test_ids_are_bytes_then_merges_then_special_tokens():
-    tok = tokfx.train("the cat sat on the mat. the cat ate the rat." * 20, vocab_size=280,
+    tok = tokfx.train(fixture_path("tinystories_sample.txt").read_text(encoding="utf-8"), vocab_size=280,
                       special_tokens=[EOT, "<pad>"])
     assert tok.vocab_size == 280
     assert [tok.id_to_token(i) for i in range(256)] == [bytes([b]) for b in range(256)]

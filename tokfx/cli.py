@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tokfx.corpus import CorpusError, is_jsonl, iter_jsonl_texts, read_text_file
 from tokfx.parallel_count import add_counts, count_pretokens_file
-from tokfx.pretokenize import PreTokenizer
+from tokfx.pretokenize import PreTokenizer, resolve_pattern
 from tokfx.registry import TRAINERS
 from tokfx.tokenizer import Tokenizer
 from tokfx.training import check_vocab_size, train
@@ -52,6 +52,7 @@ def _count_files(args, files: list[Path], special_tokens: list[str]) -> dict[byt
 def cmd_train(args) -> None:
     special_tokens = args.special_token if args.special_token is not None else [DEFAULT_SPECIAL]
     check_vocab_size(args.vocab_size, special_tokens)
+    resolve_pattern(args.pattern)
     files = [Path(f) for f in args.files] or sample_corpus()
     if not args.files:
         _log(args, f"no input files given: training on the sample corpus ({len(files)} shards)")

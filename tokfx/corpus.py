@@ -26,18 +26,48 @@ def is_jsonl(path: str | os.PathLike) -> bool:
     return str(path).endswith(JSONL_SUFFIXES)
 
 
-def open_binary_lines(path: Path) -> io.BufferedIOBase:
-    """The decompressed byte stream of a .jsonl / .jsonl.gz / .jsonl.zst file."""
-    raw = open(path, "rb")
-    name = str(path)
-    if name.endswith(".gz"):
-        return gzip.GzipFile(fileobj=raw)
-    if name.endswith(".zst"):
-        # read_across_frames: multi-frame files (e.g. concatenated shards) are read whole.
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True,
-                                                            closefd=True)
-        return io.BufferedReader(reader)
-    return raw
+_READ_SIZE = 1 << 20
+
+
+def _zstd_chunks(raw: io.BufferedIOBase) -> Iterator[bytes]:
+    """Decompressed data of every frame in turn; a stream that ends mid-frame is an error.
+
+    (zstandard's stream_reader ends quietly at a truncated frame: data would be lost silently.)
+    """
+    decompressor = zstandard.ZstdDecompressor()
+    frame = decompressor.decompressobj()
+    in_frame = False
+    while data := raw.read(_READ_SIZE):
+        while data:
+            in_frame = True
+            yield frame.decompress(data)
+            if not frame.eof:
+                break
+            data, frame, in_frame = frame.unused_data, decompressor.decompressobj(), False
+    if in_frame:
+        raise EOFError("compressed stream ended before the end of its last frame")
+
+
+def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    pending = b""
+    for chunk in chunks:
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        yield from (line + b"\n" for line in lines)
+    if pending:
+        yield pending
+
+
+def iter_binary_lines(path: Path) -> Iterator[bytes]:
+    """The decompressed lines of a .jsonl / .jsonl.gz / .jsonl.zst file, streamed."""
+    with open(path, "rb") as raw:
+        name = str(path)
+        if name.endswith(".gz"):
+            yield from gzip.GzipFile(fileobj=raw)
+        elif name.endswith(".zst"):
+            yield from _lines(_zstd_chunks(raw))
+        else:
+            yield from raw
 
 
 def iter_jsonl_texts(path: str | os.PathLike, text_field: str = "text") -> Iterator[tuple[int, str]]:
@@ -45,23 +75,22 @@ def iter_jsonl_texts(path: str | os.PathLike, text_field: str = "text") -> Itera
     path = Path(path)
     line_no = 0
     try:
-        with open_binary_lines(path) as stream:
-            for line_no, line in enumerate(stream, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except UnicodeDecodeError:
-                    raise CorpusError(f"{path}:{line_no}: not valid UTF-8") from None
-                except json.JSONDecodeError as exc:
-                    raise CorpusError(f"{path}:{line_no}: not JSON ({exc.msg})") from None
-                if not isinstance(record, dict) or text_field not in record:
-                    raise CorpusError(f"{path}:{line_no}: no {text_field!r} field")
-                text = record[text_field]
-                if not isinstance(text, str):
-                    raise CorpusError(f"{path}:{line_no}: field {text_field!r} is"
-                                      f" {type(text).__name__}, not a string")
-                yield line_no, text
+        for line_no, line in enumerate(iter_binary_lines(path), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except UnicodeDecodeError:
+                raise CorpusError(f"{path}:{line_no}: not valid UTF-8") from None
+            except json.JSONDecodeError as exc:
+                raise CorpusError(f"{path}:{line_no}: not JSON ({exc.msg})") from None
+            if not isinstance(record, dict) or text_field not in record:
+                raise CorpusError(f"{path}:{line_no}: no {text_field!r} field")
+            text = record[text_field]
+            if not isinstance(text, str):
+                raise CorpusError(f"{path}:{line_no}: field {text_field!r} is"
+                                  f" {type(text).__name__}, not a string")
+            yield line_no, text
     except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
