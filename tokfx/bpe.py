@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from tokfx.bpe_trainer import train_bpe_merges
+from tokfx.bpe_trainer import token_bytes, train_bpe_merges
 from tokfx.parallel_count import count_pretokens_file
 from tokfx.registry import register_trainer
 from tokfx.tokenizer import Tokenizer
@@ -18,11 +18,8 @@ def train_bpe_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
     """Ids: 0-255 the bytes, then one per merge in order, then the special tokens."""
     specials = list(dict.fromkeys(special_tokens))
     merges = train_bpe_merges(counts, vocab_size - ALPHABET_SIZE - len(specials), progress=progress)
-    tokens = [bytes([b]) for b in range(ALPHABET_SIZE)]
-    id_merges = []
-    for left, right in merges:
-        id_merges.append((left, right, len(tokens)))
-        tokens.append(tokens[left] + tokens[right])
+    tokens = token_bytes(merges)
+    id_merges = [(left, right, ALPHABET_SIZE + rank) for rank, (left, right) in enumerate(merges)]
     special_ids = {name: len(tokens) + i for i, name in enumerate(specials)}
     tokens += [name.encode("utf-8") for name in specials]
     return Tokenizer(tokens, id_merges, special_ids, pattern, "bpe", {"vocab_size": vocab_size})
