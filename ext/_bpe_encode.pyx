@@ -7,23 +7,55 @@ cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from cython.operator cimport dereference as deref
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
 from libcpp.queue cimport priority_queue
-from libcpp.string cimport string
-from libcpp.unordered_map cimport unordered_map
-from libcpp.utility cimport pair
 from libcpp.vector cimport vector
 
 cdef enum:
     NO_RANK = 2147483647  # INT32_MAX: no merge for this pair
     # Pieces up to this many bytes use the plain O(n^2) rounds, which beat a heap on the short
     # pieces that dominate real text; longer ones (CJK runs, whitespace runs) use a heap.
-    SHORT_PIECE = 24
-    # Longer pieces rarely repeat; caching them would only fill the id pool.
-    MAX_CACHED_PIECE = 256
+    SHORT_PIECE = 64
+    # Longer pieces (mostly CJK runs) rarely repeat: looking them up and storing them costs more
+    # than merging them again (measured on zh_5M).
+    MAX_CACHED_PIECE = 24
 
-ctypedef unordered_map[string, pair[uint32_t, uint32_t]] PieceCache
+    FIRST_CACHE_SLOTS = 1024
+
+
+cdef struct CacheSlot:
+    uint64_t hash
+    uint32_t offset  # in the cache arena: the piece's bytes, then its ids (int32, unaligned)
+    uint16_t piece_size  # 0 marks an empty slot (pieces of 0 or 1 byte are never cached)
+    uint16_t id_count
+
+
+cdef inline uint64_t mix(uint64_t h) noexcept nogil:
+    """splitmix64's finaliser: every input bit reaches the low bits that index the table."""
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL
+    return h ^ (h >> 31)
+
+
+cdef inline uint64_t hash_piece(const unsigned char* piece, Py_ssize_t size) noexcept nogil:
+    cdef uint64_t h = <uint64_t>size, chunk
+    while size > 0:
+        chunk = 0
+        memcpy(&chunk, piece, 8 if size >= 8 else size)
+        h = mix(h ^ chunk)
+        piece += 8
+        size -= 8
+    return h
+
+
+cdef struct RankSlot:
+    uint64_t pair  # pair_key(left, right), or EMPTY_PAIR
+    int32_t rank
+    int32_t merged
+
+
+cdef uint64_t EMPTY_PAIR = 0xFFFFFFFFFFFFFFFFULL  # ids are below 2**31, so no pair packs to this
 
 
 cdef inline uint64_t pair_key(int32_t left, int32_t right) noexcept nogil:
@@ -37,17 +69,20 @@ cdef class BPEEncoder:
     Not thread-safe: the cache and scratch buffers are shared by all calls, which is also why
     the GIL is held throughout.
     """
-    # pair_key(left, right) -> (rank, merged id); the first occurrence of a pair keeps its rank.
-    cdef unordered_map[uint64_t, pair[int32_t, int32_t]] _ranks
+    # Open-addressing table (linear probing, at most half full): pair -> (rank, merged id).
+    cdef vector[RankSlot] _rank_slots
     cdef int32_t _byte_ids[256]
+    # The piece cache: an open-addressing table (linear probing, at most half full) whose slots
+    # point into one arena; a node-based std::unordered_map spent most of the time chasing
+    # pointers. It grows up to 2 * cache_size slots and is emptied once it holds cache_size pieces.
     cdef size_t _cache_size
-    # piece bytes -> (offset, count) in _cache_pool.
-    cdef PieceCache _cache
-    cdef vector[int32_t] _cache_pool
-    cdef string _key
+    cdef size_t _cached_count
+    cdef vector[CacheSlot] _cache_slots
+    cdef vector[unsigned char] _cache_arena
     cdef vector[int32_t] _symbols
     cdef vector[int32_t] _pair_ranks
     cdef vector[int32_t] _pair_merged
+    cdef vector[unsigned char] _fresh  # per symbol: made by this round's merges
     cdef vector[int32_t] _next
     cdef vector[int32_t] _prev
     cdef vector[int32_t] _out
@@ -55,6 +90,7 @@ cdef class BPEEncoder:
     cdef list _id_objects
 
     def __init__(self, merges, byte_ids, cache_size=1 << 18):
+        cdef RankSlot* slot
         byte_ids = list(byte_ids)
         if len(byte_ids) != 256:
             raise ValueError(f"byte_ids must hold 256 ids, got {len(byte_ids)}")
@@ -62,18 +98,26 @@ cdef class BPEEncoder:
         for b, token_id in enumerate(byte_ids):
             self._byte_ids[b] = _checked_id(token_id)
             max_id = max(max_id, token_id)
-        self._ranks.clear()
+        merges = list(merges)
+        slots = 2
+        while slots < 2 * len(merges):
+            slots *= 2
+        self._rank_slots.assign(slots, RankSlot(EMPTY_PAIR, NO_RANK, 0))
         for rank, (left, right, merged) in enumerate(merges):
             for token_id in (left, right, merged):
                 max_id = max(max_id, _checked_id(token_id))
-            key = pair_key(left, right)
-            if self._ranks.count(key) == 0:
-                self._ranks[key] = pair[int32_t, int32_t](rank, merged)
+            slot = self._rank_slot(pair_key(left, right))
+            if slot.pair == EMPTY_PAIR:  # else the pair is listed twice and keeps its first rank
+                slot[0] = RankSlot(pair_key(left, right), rank, merged)
         if cache_size < 0:
             raise ValueError(f"cache_size must be >= 0, got {cache_size}")
         self._cache_size = cache_size
-        self._cache.clear()
-        self._cache_pool.clear()
+        self._cached_count = 0
+        self._cache_arena.clear()
+        slots = 2  # a power of two, so that hash & (slots - 1) indexes the table
+        while slots < min(FIRST_CACHE_SLOTS, 2 * cache_size):
+            slots *= 2
+        self._cache_slots.assign(slots, CacheSlot(0, 0, 0, 0))
         self._id_objects = list(range(max_id + 1))
 
     def encode_piece(self, bytes piece):
@@ -101,21 +145,22 @@ cdef class BPEEncoder:
         return self._out_as_list()
 
     cdef int _encode_into_out(self, const unsigned char* piece, Py_ssize_t size) except -1:
-        cdef Py_ssize_t i
-        cdef pair[uint32_t, uint32_t] span
-        cdef PieceCache.iterator found
+        cdef Py_ssize_t i, start
+        cdef uint64_t h = 0
+        cdef CacheSlot* slot
         if size <= 1:
             if size == 1:
                 self._out.push_back(self._byte_ids[piece[0]])
             return 0
         cdef bint cacheable = self._cache_size > 0 and size <= MAX_CACHED_PIECE
         if cacheable:
-            self._key.assign(<const char*>piece, size)
-            found = self._cache.find(self._key)
-            if found != self._cache.end():
-                span = deref(found).second
-                for i in range(span.first, span.first + span.second):
-                    self._out.push_back(self._cache_pool[i])
+            h = hash_piece(piece, size)
+            slot = self._cache_slot(piece, size, h)
+            if slot.piece_size != 0:
+                start = self._out.size()
+                self._out.resize(start + slot.id_count)
+                memcpy(self._out.data() + start, self._cache_arena.data() + slot.offset + size,
+                       slot.id_count * sizeof(int32_t))
                 return 0
         self._symbols.clear()
         for i in range(size):
@@ -127,55 +172,108 @@ cdef class BPEEncoder:
         for i in range(<Py_ssize_t>self._symbols.size()):
             self._out.push_back(self._symbols[i])
         if cacheable:
-            if self._cache.size() >= self._cache_size:
-                self._cache.clear()
-                self._cache_pool.clear()
-            span.first = self._cache_pool.size()
-            span.second = self._symbols.size()
-            for i in range(<Py_ssize_t>self._symbols.size()):
-                self._cache_pool.push_back(self._symbols[i])
-            self._cache[self._key] = span
+            self._cache_store(piece, size, h)
         return 0
 
-    cdef inline int32_t _rank_of(self, int32_t left, int32_t right, int32_t* merged) noexcept:
-        cdef unordered_map[uint64_t, pair[int32_t, int32_t]].iterator found = \
-            self._ranks.find(pair_key(left, right))
-        if found == self._ranks.end():
-            return NO_RANK
-        merged[0] = deref(found).second.second
-        return deref(found).second.first
+    cdef CacheSlot* _cache_slot(self, const unsigned char* piece, Py_ssize_t size, uint64_t h) noexcept:
+        """The slot holding piece, or the empty slot where it belongs."""
+        cdef size_t mask = self._cache_slots.size() - 1
+        cdef size_t i = h & mask
+        cdef CacheSlot* slot
+        while True:
+            slot = &self._cache_slots[i]
+            if slot.piece_size == 0 or (
+                    slot.hash == h and slot.piece_size == size
+                    and memcmp(self._cache_arena.data() + slot.offset, piece, size) == 0):
+                return slot
+            i = (i + 1) & mask
 
-    cdef void _merge_in_rounds(self) noexcept:
-        """Each round finds the lowest rank among adjacent pairs and rewrites the symbols once."""
+    cdef int _cache_store(self, const unsigned char* piece, Py_ssize_t size, uint64_t h) except -1:
+        """Remember that piece encodes to _symbols."""
+        cdef size_t id_bytes = self._symbols.size() * sizeof(int32_t)
+        cdef size_t offset = self._cache_arena.size()
+        if self._cached_count >= self._cache_size or offset + size + id_bytes > 0xffffffff:
+            self._cached_count = 0
+            self._cache_arena.clear()
+            offset = 0
+            self._cache_slots.assign(self._cache_slots.size(), CacheSlot(0, 0, 0, 0))
+        elif 2 * (self._cached_count + 1) > self._cache_slots.size():
+            self._double_cache_slots()
+        self._cache_arena.resize(offset + size + id_bytes)
+        memcpy(self._cache_arena.data() + offset, piece, size)
+        memcpy(self._cache_arena.data() + offset + size, self._symbols.data(), id_bytes)
+        cdef CacheSlot* slot = self._cache_slot(piece, size, h)
+        slot[0] = CacheSlot(h, offset, size, self._symbols.size())
+        self._cached_count += 1
+        return 0
+
+    cdef int _double_cache_slots(self) except -1:
+        cdef vector[CacheSlot] old
+        old.swap(self._cache_slots)
+        self._cache_slots.assign(2 * old.size(), CacheSlot(0, 0, 0, 0))
+        cdef size_t mask = self._cache_slots.size() - 1, i
+        for slot in old:
+            if slot.piece_size != 0:
+                i = slot.hash & mask
+                while self._cache_slots[i].piece_size != 0:
+                    i = (i + 1) & mask
+                self._cache_slots[i] = slot
+        return 0
+
+    cdef inline RankSlot* _rank_slot(self, uint64_t key) noexcept:
+        """The slot of the pair key, or the empty slot where it belongs."""
+        cdef size_t mask = self._rank_slots.size() - 1
+        cdef size_t i = mix(key) & mask
+        cdef RankSlot* slots = self._rank_slots.data()
+        while slots[i].pair != key and slots[i].pair != EMPTY_PAIR:
+            i = (i + 1) & mask
+        return &slots[i]
+
+    cdef inline int32_t _rank_of(self, int32_t left, int32_t right, int32_t* merged) noexcept:
+        cdef RankSlot* slot = self._rank_slot(pair_key(left, right))
+        merged[0] = slot.merged
+        return slot.rank
+
+    cdef int _merge_in_rounds(self) except -1:
+        """Each round finds the lowest rank among adjacent pairs and rewrites the symbols once;
+        only the pairs next to a merged symbol are looked up again."""
         cdef Py_ssize_t n = self._symbols.size(), i, write
-        cdef int32_t best
+        cdef int32_t best = NO_RANK
         cdef int32_t* symbols = self._symbols.data()
         self._pair_ranks.resize(n)
         self._pair_merged.resize(n)
+        self._fresh.resize(n)
         cdef int32_t* ranks = self._pair_ranks.data()
         cdef int32_t* merged = self._pair_merged.data()
-        while n > 1:
-            best = NO_RANK
-            for i in range(n - 1):
-                ranks[i] = self._rank_of(symbols[i], symbols[i + 1], &merged[i])
-                if ranks[i] < best:
-                    best = ranks[i]
-            if best == NO_RANK:
-                break
+        cdef unsigned char* fresh = self._fresh.data()
+        for i in range(n - 1):
+            ranks[i] = self._rank_of(symbols[i], symbols[i + 1], &merged[i])
+            best = min(best, ranks[i])
+        while best != NO_RANK:
             write = 0
             i = 0
             while i < n:
                 if i < n - 1 and ranks[i] == best:
                     symbols[write] = merged[i]
+                    fresh[write] = True
                     i += 2
                 else:
                     symbols[write] = symbols[i]
+                    ranks[write] = ranks[i]
+                    merged[write] = merged[i]
+                    fresh[write] = False
                     i += 1
                 write += 1
             n = write
+            best = NO_RANK
+            for i in range(n - 1):
+                if fresh[i] or fresh[i + 1]:
+                    ranks[i] = self._rank_of(symbols[i], symbols[i + 1], &merged[i])
+                best = min(best, ranks[i])
         self._symbols.resize(n)
+        return 0
 
-    cdef void _merge_with_heap(self) except *:
+    cdef int _merge_with_heap(self) except -1:
         """O(n log n): a linked list of symbols and a min-heap of (rank, position) of their pairs.
 
         All heap entries of the lowest rank are taken as one batch and applied in position order,
@@ -228,6 +326,7 @@ cdef class BPEEncoder:
             i += 1
             position = nxt[position]
         self._symbols.resize(i)
+        return 0
 
     cdef inline void _push_pair(self, priority_queue[uint64_t]& heap, int32_t position) except *:
         """Record the rank of the pair starting at position and queue it if it can merge."""

@@ -68,6 +68,14 @@ def test_encode_pieces_is_the_concatenation(table, piece_list, cache_size):
     assert encoder.encode_pieces(data, ends) == expected
 
 
+@settings(max_examples=60, deadline=None)
+@given(merge_tables(), st.lists(st.sampled_from(ALPHABET), min_size=61, max_size=400).map(bytes))
+def test_long_pieces_match_reference(table, piece):
+    """Past the short-piece limit (64 bytes) the encoder switches to a heap."""
+    merges, ids = table
+    assert BPEEncoder(merges, ids).encode_piece(piece) == encode_piece(piece, merges, ids)
+
+
 def test_long_runs_match_reference():
     """Pieces far longer than the short-piece limit go through the heap."""
     ids = list(range(256))

@@ -1,0 +1,181 @@
+"""GPT-2 vocab.json/merges.txt files and the Hugging Face tokenizer.json export, checked against
+the fixtures, `tokenizers` and `tiktoken`."""
+import json
+from array import array
+
+import pytest
+import regex
+import tiktoken
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from conftest import corpus_text, fixture_path
+from tokfx._bpe_encode import BPEEncoder
+from tokfx.gpt2_files import read_gpt2_files, write_gpt2_files
+from tokfx.hf_export import hf_tokenizer_json
+from tokfx.merge_table import byte_ids, merges_as_ids
+from tokfx.patterns import GPT2
+
+END_OF_TEXT = "<|endoftext|>"
+END_OF_TEXT_ID = 50256
+
+
+# --- GPT-2 files -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("vocab_name, merges_name", [
+    ("gpt2_vocab.json", "gpt2_merges.txt"),
+    ("train-bpe-reference-vocab.json", "train-bpe-reference-merges.txt"),
+])
+def test_read_write_read_round_trip(vocab_name, merges_name, tmp_path):
+    vocab, merges = read_gpt2_files(fixture_path(vocab_name), fixture_path(merges_name))
+    write_gpt2_files(tmp_path, vocab, merges)
+    assert read_gpt2_files(tmp_path / "vocab.json", tmp_path / "merges.txt") == (vocab, merges)
+
+
+def test_gpt2_files_as_read_by_hand(gpt2_vocab_merges):
+    vocab, merges = gpt2_vocab_merges
+    assert len(vocab) == 50257 and len(merges) == 50000
+    assert vocab[0] == b"!" and vocab[220] == b" " and vocab[198] == b"\n"
+    assert vocab[END_OF_TEXT_ID] == END_OF_TEXT.encode()
+    assert merges[0] == (b" ", b"t") and merges[-1] == (b" g", b"azed")
+
+
+def test_written_files_match_the_fixtures_byte_for_byte(gpt2_vocab_merges, tmp_path):
+    """merges.txt differs only by the `#version: 0.2` first line, which the fixture lacks and
+    OpenAI's original has; vocab.json only in escaping, since the fixture escapes non-ASCII
+    (`\\u0120`) where we write UTF-8."""
+    write_gpt2_files(tmp_path, *gpt2_vocab_merges)
+    fixture_merges = fixture_path("gpt2_merges.txt").read_bytes()
+    assert (tmp_path / "merges.txt").read_bytes() == b"#version: 0.2\n" + fixture_merges
+    written_vocab = (tmp_path / "vocab.json").read_text(encoding="utf-8")
+    assert "Ġ" in written_vocab
+    assert json.dumps(json.loads(written_vocab)).encode() == fixture_path("gpt2_vocab.json").read_bytes()
+
+
+@pytest.fixture
+def tiny_vocab_json(tmp_path):
+    path = tmp_path / "vocab.json"
+    path.write_text(json.dumps({"a": 0, "b": 1, "ab": 2}), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("merges_text, message", [
+    ("#version: 0.2\na b\na b c\n", r"merges.txt:3: expected two tokens"),
+    ("a b\nab\n", r"merges.txt:2: expected two tokens"),
+    ("a  b\n", r"merges.txt:1: expected two tokens"),
+    ("a b\nab x\n", r"merges.txt:2: 'x' not in .*vocab.json"),
+])
+def test_malformed_merges_name_file_and_line(merges_text, message, tiny_vocab_json):
+    merges_txt = tiny_vocab_json.parent / "merges.txt"
+    merges_txt.write_text(merges_text, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        read_gpt2_files(tiny_vocab_json, merges_txt)
+
+
+def test_vocab_outside_the_byte_alphabet_is_refused(tmp_path):
+    (tmp_path / "vocab.json").write_text(json.dumps({"a b": 0}), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match="vocab.json: token 'a b'"):
+        read_gpt2_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+
+
+# --- Hugging Face export, encoded by tokenizers vs tiktoken vs our encoder ---------------------
+
+@pytest.fixture(scope="module")
+def gpt2_three_ways(gpt2_vocab_merges):
+    """GPT-2 as (tokenizers loaded from our export, tiktoken built offline, our BPEEncoder)."""
+    vocab, merges = gpt2_vocab_merges
+    exported = hf_tokenizer_json(vocab, merges, {END_OF_TEXT: END_OF_TEXT_ID}, GPT2)
+    hf = Tokenizer.from_str(json.dumps(exported))
+    tk = tiktoken.Encoding(
+        name="gpt2_test", pat_str=GPT2,
+        mergeable_ranks={token: token_id for token_id, token in vocab.items() if token_id != END_OF_TEXT_ID},
+        special_tokens={END_OF_TEXT: END_OF_TEXT_ID})
+    return hf, tk, BPEEncoder(merges_as_ids(vocab, merges), byte_ids(vocab))
+
+
+def encode_with_bpe_encoder(text: str, encoder: BPEEncoder, special_tokens: dict[str, int]) -> list[int]:
+    """Split on the special tokens, then regex pieces -> BPEEncoder.encode_pieces."""
+    if not special_tokens:
+        chunks = [text]
+    else:
+        chunks = regex.split("(" + "|".join(map(regex.escape, special_tokens)) + ")", text)
+    ids = []
+    for chunk in chunks:
+        if chunk in special_tokens:
+            ids.append(special_tokens[chunk])
+            continue
+        pieces = [piece.encode("utf-8") for piece in regex.findall(GPT2, chunk)]
+        ends, offset = array("q"), 0
+        for piece in pieces:
+            offset += len(piece)
+            ends.append(offset)
+        ids += encoder.encode_pieces(b"".join(pieces), ends)
+    return ids
+
+
+def assert_three_ways_agree(text, gpt2_three_ways):
+    hf, tk, encoder = gpt2_three_ways
+    ours = encode_with_bpe_encoder(text, encoder, {END_OF_TEXT: END_OF_TEXT_ID})
+    assert hf.encode(text).ids == ours
+    assert tk.encode(text, allowed_special={END_OF_TEXT}) == ours
+
+
+@pytest.mark.parametrize("name", ["address.txt", "corpus.en", "german.txt", "tinystories_sample.txt",
+                                  "special_token_trailing_newlines.txt",
+                                  "special_token_double_newlines_non_whitespace.txt"])
+def test_gpt2_export_on_fixture_texts(name, gpt2_three_ways):
+    # newline="": keep \r\n, which the regex and BPE must handle like the peers do.
+    with open(fixture_path(name), encoding="utf-8", newline="") as f:
+        assert_three_ways_agree(f.read(), gpt2_three_ways)
+
+
+@pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "english/wikitext2_valid.txt",
+                                      "chinese/hongloumeng.txt", "korean/nsmc_reviews_4M.txt",
+                                      "sentencepiece/botchan.txt", "sentencepiece/wagahaiwa_nekodearu.txt"])
+def test_gpt2_export_on_corpus_files(relative, gpt2_three_ways):
+    assert_three_ways_agree(corpus_text(relative)[:200_000], gpt2_three_ways)
+
+
+# Characters where pre-tokenizers tend to differ: whitespace of every kind, apostrophes, digits,
+# letters of several scripts, combining marks, emoji, and the special token itself.
+TRICKY = [" ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000", "\u2028", "'s", "'ll", "'", "0", "12",
+          "٣", "a", "Z", "é", "e\u0301", "ß", "中文", "한국", "ー", "🙂", "🏳️‍🌈", ".", "!?", END_OF_TEXT]
+
+
+# Only characters assigned in Python's Unicode database (14.0 for 3.11): `regex` ships newer
+# tables than the Rust engines of tiktoken and tokenizers, so for code points assigned since
+# (e.g. CJK Extension H, U+31350..) `regex` sees letters where the peers see unassigned ones.
+ASSIGNED = st.characters(codec="utf-8", exclude_categories=("Cs", "Cn"))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(st.one_of(st.sampled_from(TRICKY), st.text(ASSIGNED, max_size=8)), max_size=20)
+       .map("".join))
+def test_gpt2_export_on_fuzzed_text(text, gpt2_three_ways):
+    assert_three_ways_agree(text, gpt2_three_ways)
+
+
+def test_tiny_vocab_with_a_special_token():
+    """Ids that are not GPT-2's (bytes at 10..265), a gap before the special token, and merges
+    that make a space-prefixed token."""
+    vocab = {10 + b: bytes([b]) for b in range(256)}
+    merges = [(b"a", b"b"), (b"ab", b"c"), (b" ", b"ab"), (b"c", b"c")]
+    for token_id, (left, right) in enumerate(merges, start=300):
+        vocab[token_id] = left + right
+    special = {"<|pad|>": 400}
+    hf = Tokenizer.from_str(json.dumps(hf_tokenizer_json(vocab, merges, special, GPT2)))
+    encoder = BPEEncoder(merges_as_ids(vocab, merges), byte_ids(vocab))
+    text = "abc ab abcc<|pad|>cccab\n\n<|pad|>"
+    expected = encode_with_bpe_encoder(text, encoder, special)
+    assert 400 in expected and 302 in expected and 300 in expected
+    assert hf.encode(text).ids == expected
+    assert hf.token_to_id("<|pad|>") == 400
+    assert hf.decode(expected, skip_special_tokens=False) == text
+
+
+def test_special_token_spelled_like_another_token_is_refused():
+    vocab = {b: bytes([b]) for b in range(256)} | {256: b"<s>"}
+    with pytest.raises(ValueError, match="spelled like token 256"):
+        hf_tokenizer_json(vocab, [], {"<s>": 257}, GPT2)
