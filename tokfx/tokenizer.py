@@ -5,6 +5,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from tokfx._bpe_encode import BPEEncoder
+from tokfx.merge_table import byte_ids, merges_as_ids
 from tokfx.pretokenize import PreTokenizer
 
 # encode_iterable keeps at most about this many characters pending when the input offers no
@@ -31,8 +32,7 @@ class Tokenizer:
         self.pretokenizer = PreTokenizer(pattern, list(self._special))
         self.pattern = pattern
         self._check()
-        self._byte_ids = self._single_byte_ids()
-        self._encoder = BPEEncoder(self._merges, self._byte_ids)
+        self._encoder = BPEEncoder(self._merges, byte_ids(self.vocab))
         self._ids_by_bytes: dict[bytes, int] = {}
         for i, token in enumerate(self._tokens):
             self._ids_by_bytes.setdefault(token, i)
@@ -47,17 +47,6 @@ class Tokenizer:
                 raise ValueError(f"merge {rank} {(left, right, merged)}: id out of range 0..{n - 1}")
             if self._tokens[left] + self._tokens[right] != self._tokens[merged]:
                 raise ValueError(f"merge {rank}: token {merged} is not token {left} + token {right}")
-
-    def _single_byte_ids(self) -> list[int]:
-        special_ids = set(self._special.values())
-        ids = {}
-        for i, token in enumerate(self._tokens):
-            if len(token) == 1 and i not in special_ids:
-                ids.setdefault(token[0], i)
-        missing = [b for b in range(256) if b not in ids]
-        if missing:
-            raise ValueError(f"vocabulary lacks single-byte tokens for bytes {missing[:8]}...")
-        return [ids[b] for b in range(256)]
 
     # --- properties -----------------------------------------------------------------------
     @property
@@ -168,7 +157,7 @@ class Tokenizer:
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],
                          special_tokens: Sequence[str] = (), pattern: str = "gpt2",
                          algorithm: str = "bpe") -> "Tokenizer":
-        """A tokenizer from {id: bytes} and merges spelled as byte strings (unique per token)."""
+        """A tokenizer from {id: bytes} and merges spelled as byte strings."""
         if sorted(vocab) != list(range(len(vocab))):
             raise ValueError("vocabulary ids must be 0..N-1 without gaps")
         tokens = [vocab[i] for i in range(len(vocab))]
@@ -180,16 +169,7 @@ class Tokenizer:
             else:
                 special[name] = len(tokens)
                 tokens.append(text)
-        ids = {}
-        for i, token in enumerate(tokens):
-            if token in ids and i not in special.values():
-                raise ValueError(f"token bytes {token!r} appear twice (ids {ids[token]} and {i}):"
-                                 " merges spelled as bytes would be ambiguous")
-            ids.setdefault(token, i)
-        try:
-            merges = [(ids[a], ids[b], ids[a + b]) for a, b in byte_merges]
-        except KeyError as exc:
-            raise ValueError(f"merge refers to a token not in the vocabulary: {exc.args[0]!r}") from None
+        merges = merges_as_ids(dict(enumerate(tokens)), byte_merges)
         return cls(tokens, merges, special, pattern, algorithm)
 
     def __repr__(self) -> str:
