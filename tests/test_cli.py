@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -12,8 +13,9 @@ EOT = "<|endoftext|>"
 
 
 def run_cli(*args):
+    # Run outside the checkout, so that the installed tokfx (with its built extensions) is used.
     return subprocess.run([sys.executable, "-m", "tokfx.cli", *map(str, args)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, cwd=tempfile.gettempdir())
 
 
 @pytest.fixture(scope="module")
