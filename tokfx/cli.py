@@ -91,7 +91,8 @@ def cmd_encode(args) -> None:
 
 
 def _show(token: bytes) -> str:
-    return repr(token.decode("utf-8", errors="backslashreplace"))
+    """A token readably: text where it is UTF-8, \\xNN for the bytes that are not."""
+    return repr(token.decode("utf-8", errors="backslashreplace")).replace("\\\\x", "\\x")
 
 
 def cmd_inspect(args) -> None:
