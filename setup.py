@@ -18,9 +18,8 @@ extensions = [
 
 setup(
     packages=["tokfx", "tokfx.reference", "tokfx.data", "tokfx.schemas"],
-    # schemas/ is language-neutral and lives at the top level; it ships inside the package
-    # so that Tokenizer.load can validate files wherever tokfx is installed.
-    package_dir={"tokfx.schemas": "schemas"},
+    # schemas/ is language-neutral and lives at the top level; tokfx/schemas links to it so
+    # that it ships inside the package and Tokenizer.load finds it wherever tokfx is installed.
     package_data={"tokfx.schemas": ["*.json"], "tokfx.data": ["sample/*"]},
     ext_modules=cythonize(
         extensions,

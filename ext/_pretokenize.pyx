@@ -1,0 +1,572 @@
+# cython: language_level=3
+"""Native pre-tokenizer: the same pieces as `regex.findall` for the built-in patterns.
+
+Each pattern is a hand-written matcher that walks UTF-8 bytes and, at each piece start, tries
+the pattern's alternatives in order with the pattern's own backtracking outcome (worked out
+per alternative in the comments). Character classes come from lookup tables built at import
+time from the installed `regex` module, so they agree with it whatever its Unicode version.
+
+Input must be valid UTF-8; invalid bytes give unspecified pieces but never read out of bounds.
+The reference is `regex.findall(tokfx.patterns.PATTERNS[name], text)`; the tests compare the two.
+"""
+import sys
+from array import array
+
+import regex
+
+from cpython.array cimport array as c_array, clone
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.object cimport PyObject
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
+from libcpp.vector cimport vector
+
+# ---------------------------------------------------------------------------------------------
+# Character classes: a two-stage table, code point >> 8 -> 256-entry block of class bits.
+# The low byte holds class bits; the high byte holds the ASCII letter a code point matches
+# case-insensitively in a contraction (`(?i:'s)` also matches "'ſ"), else 0.
+
+cdef enum:
+    LETTER = 1         # \p{L}
+    NUMBER = 2         # \p{N}
+    SPACE = 4          # \s
+    O200K_UPPER = 8    # [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]: may start an o200k word
+    O200K_LOWER = 16   # [\p{Ll}\p{Lm}\p{Lo}\p{M}]: may continue an o200k word
+    OTHER_MASK = LETTER | NUMBER | SPACE  # none of these: [^\s\p{L}\p{N}]
+
+cdef enum:
+    CODE_POINTS = 0x110000
+    BLOCK_BITS = 8
+    BLOCK_SIZE = 256
+
+_CLASS_SOURCES = (
+    (LETTER, r"\p{L}"),
+    (NUMBER, r"\p{N}"),
+    (SPACE, r"\s"),
+    (O200K_UPPER, r"\p{Lu}"),
+    (O200K_UPPER, r"\p{Lt}"),
+    (O200K_LOWER, r"\p{Ll}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{Lm}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{Lo}"),
+    (O200K_UPPER | O200K_LOWER, r"\p{M}"),
+)
+_CONTRACTION_LETTERS = "sdmtlvre"
+
+cdef uint16_t BLOCK_OF[CODE_POINTS >> BLOCK_BITS]
+cdef const uint16_t* CLASS_BLOCKS = NULL
+cdef uint16_t ASCII_CLASS[128]
+
+
+def _every_code_point():
+    """One string of every code point but the surrogates; index i is `code_point_at_index(i)`."""
+    code_points = array("I", range(0xD800))
+    code_points.extend(range(0xE000, CODE_POINTS))
+    return code_points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+
+
+cdef inline uint32_t code_point_at_index(Py_ssize_t index) noexcept:
+    return index if index < 0xD800 else index + 0x800  # skip the 0x800 surrogates
+
+
+def _build_class_table():
+    """Ask `regex` which code points each class holds; keep the distinct 256-entry blocks."""
+    global CLASS_BLOCKS
+    every = _every_code_point()
+    flat = array("H", bytes(2 * CODE_POINTS))
+    cdef uint16_t[::1] classes = flat
+    cdef Py_ssize_t i, start, end
+    cdef uint16_t bits
+    for bits, source in _CLASS_SOURCES:
+        for match in regex.finditer(source + "+", every):
+            start, end = match.span()
+            for i in range(start, end):
+                classes[code_point_at_index(i)] |= bits
+    for letter in _CONTRACTION_LETTERS:
+        bits = ord(letter) << 8
+        for match in regex.finditer("(?i:" + letter + ")", every):
+            classes[code_point_at_index(match.start())] |= bits
+
+    block_index = {}
+    for block in range(CODE_POINTS >> BLOCK_BITS):
+        content = flat[block * BLOCK_SIZE:(block + 1) * BLOCK_SIZE].tobytes()
+        BLOCK_OF[block] = block_index.setdefault(content, len(block_index))
+    for i in range(128):
+        ASCII_CLASS[i] = classes[i]
+    cdef c_array blocks = array("H", b"".join(block_index))
+    CLASS_BLOCKS = blocks.data.as_ushorts
+    return blocks
+
+
+_class_blocks = _build_class_table()  # owns the memory CLASS_BLOCKS points into
+
+
+# ---------------------------------------------------------------------------------------------
+# Decoding
+
+ctypedef struct Char:
+    uint16_t classes
+    Py_ssize_t end  # byte offset just past the character
+
+
+cdef inline uint16_t class_of(uint32_t code_point) noexcept nogil:
+    if code_point >= CODE_POINTS:
+        return 0
+    return CLASS_BLOCKS[(<Py_ssize_t> BLOCK_OF[code_point >> BLOCK_BITS] << BLOCK_BITS)
+                        | (code_point & (BLOCK_SIZE - 1))]
+
+
+cdef inline Char char_at(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """The character starting at byte i < n: its classes and where it ends."""
+    cdef Char c
+    cdef unsigned char lead = s[i]
+    cdef uint32_t code_point
+    if lead < 0x80:
+        c.classes = ASCII_CLASS[lead]
+        c.end = i + 1
+        return c
+    if lead < 0xE0:
+        c.end = i + 2
+    elif lead < 0xF0:
+        c.end = i + 3
+    else:
+        c.end = i + 4
+    if c.end > n:  # truncated (invalid) input: stay inside the buffer
+        c.end = n
+        c.classes = 0
+        return c
+    if lead < 0xE0:
+        code_point = ((lead & 0x1F) << 6) | (s[i + 1] & 0x3F)
+    elif lead < 0xF0:
+        code_point = ((lead & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
+    else:
+        code_point = (((lead & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12)
+                      | ((s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F))
+    c.classes = class_of(code_point)
+    return c
+
+
+cdef inline Py_ssize_t run_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i,
+                               uint16_t mask, uint16_t wanted) noexcept nogil:
+    """End of the run from i of characters whose classes & mask == wanted."""
+    cdef Char c
+    while i < n:
+        if s[i] < 0x80:  # most runs are ASCII: keep their loop free of decoding
+            if (ASCII_CLASS[s[i]] & mask) != wanted:
+                break
+            i += 1
+        else:
+            c = char_at(s, n, i)
+            if (c.classes & mask) != wanted:
+                break
+            i = c.end
+    return i
+
+
+cdef inline Py_ssize_t numbers_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """End of \\p{N}{1,3} from i, a number character."""
+    cdef Char c
+    cdef int taken = 0
+    while i < n and taken < 3:
+        c = char_at(s, n, i)
+        if not (c.classes & NUMBER):
+            break
+        i = c.end
+        taken += 1
+    return i
+
+
+cdef inline bint is_newline(unsigned char byte) noexcept nogil:
+    return byte == b'\r' or byte == b'\n'
+
+
+ctypedef struct WhitespaceRun:
+    Py_ssize_t end           # end of the \s+ run
+    Py_ssize_t last_start    # start of its last character (where \s+(?!\S) stops short)
+    Py_ssize_t newline_end   # just past its last \r or \n, or -1 when it has none
+
+
+cdef inline WhitespaceRun whitespace_run(const unsigned char* s, Py_ssize_t n,
+                                         Py_ssize_t i) noexcept nogil:
+    cdef WhitespaceRun run
+    cdef Char c
+    run.last_start = i
+    run.newline_end = -1
+    while i < n:
+        c = char_at(s, n, i)
+        if not (c.classes & SPACE):
+            break
+        run.last_start = i
+        if is_newline(s[i]):
+            run.newline_end = c.end
+        i = c.end
+    run.end = i
+    return run
+
+
+cdef inline Py_ssize_t shorter_whitespace_end(WhitespaceRun run, Py_ssize_t p, Py_ssize_t n) noexcept nogil:
+    """`\\s+(?!\\S)|\\s+` from p: the whole run at the end of text, else all but its last
+    character (which then joins the next piece), unless that leaves nothing."""
+    if run.end == n or run.last_start == p:
+        return run.end
+    return run.last_start
+
+
+cdef inline unsigned char contraction_letter(Char c) noexcept nogil:
+    """The ASCII letter c matches case-insensitively in a contraction, or 0."""
+    return c.classes >> 8
+
+
+cdef inline Py_ssize_t contraction_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    """End of `(?i:'s|'t|'re|'ve|'m|'ll|'d)` at p, or -1."""
+    cdef Char first, second
+    cdef unsigned char letter, wanted_second
+    if p + 1 >= n or s[p] != b"'":
+        return -1
+    first = char_at(s, n, p + 1)
+    letter = contraction_letter(first)
+    if letter == b's' or letter == b't' or letter == b'm' or letter == b'd':
+        return first.end
+    if letter == b'l':
+        wanted_second = b'l'
+    elif letter == b'r' or letter == b'v':
+        wanted_second = b'e'
+    else:
+        return -1
+    if first.end >= n:
+        return -1
+    second = char_at(s, n, first.end)
+    return second.end if contraction_letter(second) == wanted_second else -1
+
+
+# ---------------------------------------------------------------------------------------------
+# Matchers: (text, length, piece start) -> piece end. Each alternative's outcome is derived in
+# its comment; a piece never ends empty, and every character belongs to some piece.
+
+ctypedef Py_ssize_t (*PieceEnd)(const unsigned char*, Py_ssize_t, Py_ssize_t) noexcept nogil
+
+
+cdef Py_ssize_t gpt2_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # '(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+    cdef Char c = char_at(s, n, p)
+    cdef Char next_char
+    cdef unsigned char b0 = s[p], b1, b2
+    if b0 == b"'" and p + 1 < n:  # contractions, case-sensitive
+        b1 = s[p + 1]
+        if b1 == b's' or b1 == b'd' or b1 == b'm' or b1 == b't':
+            return p + 2
+        if p + 2 < n:
+            b2 = s[p + 2]
+            if (b1 == b'l' and b2 == b'l') or (b2 == b'e' and (b1 == b'v' or b1 == b'r')):
+                return p + 3
+    if b0 == b' ' and c.end < n:  # ` ?` takes the space only if the class follows it
+        next_char = char_at(s, n, c.end)
+        if next_char.classes & LETTER:
+            return run_end(s, n, next_char.end, LETTER, LETTER)
+        if next_char.classes & NUMBER:
+            return run_end(s, n, next_char.end, NUMBER, NUMBER)
+        if not (next_char.classes & OTHER_MASK):
+            return run_end(s, n, next_char.end, OTHER_MASK, 0)
+    if c.classes & LETTER:
+        return run_end(s, n, c.end, LETTER, LETTER)
+    if c.classes & NUMBER:
+        return run_end(s, n, c.end, NUMBER, NUMBER)
+    if not (c.classes & SPACE):
+        return run_end(s, n, c.end, OTHER_MASK, 0)
+    return shorter_whitespace_end(whitespace_run(s, n, p), p, n)
+
+
+cdef inline Py_ssize_t others_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, Char c) noexcept nogil:
+    """End of ` ?[^\\s\\p{L}\\p{N}]+` from p, or -1."""
+    if not (c.classes & OTHER_MASK):
+        return run_end(s, n, c.end, OTHER_MASK, 0)
+    if s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
+        return run_end(s, n, c.end, OTHER_MASK, 0)
+    return -1
+
+
+cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p,
+                                       Char c) noexcept nogil:
+    """The alternatives cl100k and llama3 share before their whitespace ones, or -1:
+    contractions | [^\\r\\n\\p{L}\\p{N}]?\\p{L}+ | \\p{N}{1,3} | ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*
+    (their possessive quantifiers never change the outcome: nothing after them could
+    match what backtracking would give back)."""
+    cdef Py_ssize_t end = contraction_end(s, n, p)
+    cdef Char next_char
+    if end >= 0:
+        return end
+    if c.classes & LETTER:
+        return run_end(s, n, c.end, LETTER, LETTER)
+    if c.end < n and not (c.classes & NUMBER) and not is_newline(s[p]):
+        next_char = char_at(s, n, c.end)
+        if next_char.classes & LETTER:  # one non-letter, non-number prefix character
+            return run_end(s, n, next_char.end, LETTER, LETTER)
+    if c.classes & NUMBER:
+        return numbers_end(s, n, p)
+    end = others_end(s, n, p, c)
+    if end >= 0:
+        while end < n and is_newline(s[end]):
+            end += 1
+    return end
+
+
+cdef Py_ssize_t cl100k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
+    # |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+    cdef Char c = char_at(s, n, p)
+    cdef Py_ssize_t end = cl100k_word_end(s, n, p, c)
+    cdef WhitespaceRun run
+    if end >= 0:
+        return end
+    run = whitespace_run(s, n, p)
+    if run.end == n:  # \s++$ takes all trailing whitespace, newlines included
+        return run.end
+    if run.newline_end >= 0:  # \s*[\r\n] backtracks to the run's last newline
+        return run.newline_end
+    return shorter_whitespace_end(run, p, n)
+
+
+cdef Py_ssize_t llama3_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*
+    # |\s*[\r\n]+|\s+(?!\S)|\s+
+    cdef Char c = char_at(s, n, p)
+    cdef Py_ssize_t end = cl100k_word_end(s, n, p, c)
+    cdef WhitespaceRun run
+    if end >= 0:
+        return end
+    run = whitespace_run(s, n, p)
+    if run.newline_end >= 0:  # \s*[\r\n]+ backtracks to the run's last newline, even at the end
+        return run.newline_end
+    return shorter_whitespace_end(run, p, n)
+
+
+cdef inline Py_ssize_t with_contraction(const unsigned char* s, Py_ssize_t n, Py_ssize_t end) noexcept nogil:
+    cdef Py_ssize_t contracted = contraction_end(s, n, end)
+    return contracted if contracted >= 0 else end
+
+
+cdef inline Py_ssize_t o200k_lower_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """`[upper]*[lower]+(?i:'s|...)?` from i, or -1. The greedy [upper]* gives back characters
+    until [lower]+ can start: right after the run if a lower-only character (Ll) follows it,
+    else at the run's last character that is both upper and lower (Lm, Lo, M)."""
+    cdef Char c
+    cdef Py_ssize_t last_both = -1
+    while i < n:
+        c = char_at(s, n, i)
+        if not (c.classes & O200K_UPPER):
+            break
+        if c.classes & O200K_LOWER:
+            last_both = i
+        i = c.end
+    if i < n and char_at(s, n, i).classes & O200K_LOWER:
+        return with_contraction(s, n, run_end(s, n, i, O200K_LOWER, O200K_LOWER))
+    if last_both >= 0:
+        return with_contraction(s, n, run_end(s, n, last_both, O200K_LOWER, O200K_LOWER))
+    return -1
+
+
+cdef inline Py_ssize_t o200k_upper_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """`[upper]+[lower]*(?i:'s|...)?` from i, or -1."""
+    cdef Py_ssize_t upper_end = run_end(s, n, i, O200K_UPPER, O200K_UPPER)
+    if upper_end == i:
+        return -1
+    return with_contraction(s, n, run_end(s, n, upper_end, O200K_LOWER, O200K_LOWER))
+
+
+cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # [^\r\n\p{L}\p{N}]?[upper]*[lower]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+    # |[^\r\n\p{L}\p{N}]?[upper]+[lower]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+    # |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+    # with upper = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], lower = [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+    cdef Char c = char_at(s, n, p)
+    cdef bint has_prefix = not (c.classes & (LETTER | NUMBER)) and not is_newline(s[p])
+    cdef Py_ssize_t end
+    cdef WhitespaceRun run
+    # Each word alternative first tries with the optional prefix character taken, then
+    # without it (which can only succeed when that character is a mark, M).
+    if has_prefix:
+        end = o200k_lower_word_end(s, n, c.end)
+        if end < 0:
+            end = o200k_lower_word_end(s, n, p)
+        if end < 0:
+            end = o200k_upper_word_end(s, n, c.end)
+        if end < 0:
+            end = o200k_upper_word_end(s, n, p)
+    else:
+        end = o200k_lower_word_end(s, n, p)
+        if end < 0:
+            end = o200k_upper_word_end(s, n, p)
+    if end >= 0:
+        return end
+    if c.classes & NUMBER:
+        return numbers_end(s, n, p)
+    end = others_end(s, n, p, c)
+    if end >= 0:
+        while end < n and (is_newline(s[end]) or s[end] == b'/'):
+            end += 1
+        return end
+    run = whitespace_run(s, n, p)
+    if run.newline_end >= 0:  # \s*[\r\n]+ backtracks to the run's last newline
+        return run.newline_end
+    return shorter_whitespace_end(run, p, n)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+
+cdef PieceEnd MATCHERS[4]
+MATCHERS[0] = gpt2_piece_end
+MATCHERS[1] = cl100k_piece_end
+MATCHERS[2] = llama3_piece_end
+MATCHERS[3] = o200k_piece_end
+_MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3}
+FAST_PATTERNS = frozenset(_MATCHER_OF_PATTERN)
+
+
+cdef PieceEnd matcher_for(name) except NULL:
+    try:
+        return MATCHERS[<int> _MATCHER_OF_PATTERN[name]]
+    except (KeyError, TypeError):
+        raise ValueError(f"no native pre-tokenizer for pattern {name!r}; "
+                         f"fast patterns are {', '.join(sorted(FAST_PATTERNS))}") from None
+
+
+def piece_ends(bytes data not None, name):
+    """Exclusive end byte offsets of the pieces `regex.findall(PATTERNS[name], ...)` gives."""
+    cdef PieceEnd piece_end = matcher_for(name)
+    cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = len(data), p = 0
+    cdef vector[int64_t] ends
+    cdef c_array result
+    with nogil:
+        while p < n:
+            p = piece_end(s, n, p)
+            ends.push_back(p)
+    result = clone(array("q"), ends.size(), False)
+    if ends.size():
+        memcpy(result.data.as_voidptr, ends.data(), ends.size() * sizeof(int64_t))
+    return result
+
+
+def split(bytes data not None, name):
+    """The pieces `regex.findall(PATTERNS[name], ...)` gives, as bytes."""
+    cdef PieceEnd piece_end = matcher_for(name)
+    cdef const char* s = PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = len(data), p = 0, end
+    cdef list pieces = []
+    while p < n:
+        end = piece_end(<const unsigned char*> s, n, p)
+        pieces.append(PyBytes_FromStringAndSize(s + p, end - p))
+        p = end
+    return pieces
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting: distinct pieces are kept as (start, length) views into the text, in order of first
+# occurrence, and found through an open-addressing table of their indices. Counting allocates
+# nothing per piece; Python bytes are made once per distinct piece, reading the text in order.
+
+ctypedef struct DistinctPiece:
+    uint64_t hash
+    Py_ssize_t start
+    Py_ssize_t length
+    int64_t count
+
+ctypedef struct Slot:
+    uint64_t hash      # 0 marks an empty slot; piece hashes are never 0
+    Py_ssize_t piece   # index into the distinct pieces
+
+
+cdef inline uint64_t piece_hash(const unsigned char* piece, Py_ssize_t length) noexcept nogil:
+    """Multiply-xorshift over 8-byte words, finished with MurmurHash3's fmix64."""
+    cdef uint64_t h = <uint64_t> length * 0x9E3779B97F4A7C15ULL, word
+    while length >= 8:
+        memcpy(&word, piece, 8)
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+        h ^= h >> 31
+        piece += 8
+        length -= 8
+    if length:
+        word = 0
+        while length:  # a byte loop: a variable-length memcpy would be a library call
+            length -= 1
+            word = (word << 8) | piece[length]
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    return h | 1
+
+
+cdef void place(vector[Slot]& slots, uint64_t h, Py_ssize_t piece) noexcept nogil:
+    cdef size_t mask = slots.size() - 1, i = h & mask
+    while slots[i].hash:
+        i = (i + 1) & mask
+    slots[i].hash = h
+    slots[i].piece = piece
+
+
+cdef void count_distinct(vector[DistinctPiece]& pieces, const unsigned char* s, Py_ssize_t n,
+                         PieceEnd piece_end) noexcept nogil:
+    cdef vector[Slot] slots
+    cdef DistinctPiece new_piece
+    cdef DistinctPiece* known
+    cdef Py_ssize_t p = 0, end, length, j
+    cdef size_t mask, i
+    cdef uint64_t h
+    slots.resize(1024)
+    mask = slots.size() - 1
+    while p < n:
+        end = piece_end(s, n, p)
+        length = end - p
+        h = piece_hash(s + p, length)
+        i = h & mask
+        while True:
+            if slots[i].hash == 0:
+                slots[i].hash = h
+                slots[i].piece = pieces.size()
+                new_piece.hash = h
+                new_piece.start = p
+                new_piece.length = length
+                new_piece.count = 1
+                pieces.push_back(new_piece)
+                if 2 * pieces.size() > slots.size():  # keep probes short: load <= 1/2
+                    slots.assign(2 * slots.size(), Slot(0, 0))
+                    mask = slots.size() - 1
+                    for j in range(<Py_ssize_t> pieces.size()):
+                        place(slots, pieces[j].hash, j)
+                break
+            if slots[i].hash == h:
+                known = &pieces[slots[i].piece]
+                if known.length == length and memcmp(s + known.start, s + p, length) == 0:
+                    known.count += 1
+                    break
+            i = (i + 1) & mask
+        p = end
+
+
+def count_pieces(bytes data not None, name, counts):
+    """Add the number of occurrences of each piece of `data` to `counts` (bytes -> int), a dict
+    or a dict subclass such as Counter. New pieces are added in order of first occurrence."""
+    cdef PieceEnd piece_end = matcher_for(name)
+    if not isinstance(counts, dict):
+        raise TypeError(f"counts must be a dict of bytes -> int, not {type(counts).__name__}")
+    cdef const char* s = PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = len(data)
+    cdef vector[DistinctPiece] pieces
+    cdef const DistinctPiece* piece
+    cdef size_t i
+    cdef PyObject* known
+    # Keys of `pieces` are distinct, so into an empty dict they go without looking up.
+    cdef bint was_empty = not counts
+    with nogil:
+        count_distinct(pieces, <const unsigned char*> s, n, piece_end)
+    for i in range(pieces.size()):
+        piece = &pieces[i]
+        key = PyBytes_FromStringAndSize(s + piece.start, piece.length)
+        known = NULL
+        if not was_empty:
+            known = PyDict_GetItemWithError(counts, key)
+        counts[key] = piece.count if known == NULL else <object> known + piece.count

@@ -1,0 +1,77 @@
+import json
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from conftest import fixture_path
+from tokfx import Tokenizer
+from tokfx.cli import main
+
+EOT = "<|endoftext|>"
+
+
+def run_cli(*args):
+    # Run outside the checkout, so that the installed tokfx (with its built extensions) is used.
+    return subprocess.run([sys.executable, "-m", "tokfx.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=tempfile.gettempdir())
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "tok"
+    assert main(["train", str(fixture_path("tinystories_sample.txt")), "-o", str(out),
+                 "--vocab-size", "300", "-q"]) == 0
+    return out
+
+
+def test_train_writes_a_loadable_tokenizer(tokenizer_dir):
+    tok = Tokenizer.load(tokenizer_dir)
+    assert tok.vocab_size == 300 and tok.special_tokens == {EOT: 299}
+
+
+def test_train_without_files_uses_the_sample_corpus(tmp_path):
+    result = run_cli("train", "-o", tmp_path / "tok", "--vocab-size", "400")
+    assert result.returncode == 0, result.stderr
+    assert "sample corpus" in result.stderr and "merges" in result.stderr
+    assert Tokenizer.load(tmp_path / "tok").vocab_size == 400
+
+
+def test_encode_text_and_files(tokenizer_dir, tmp_path, capsys):
+    tok = Tokenizer.load(tokenizer_dir)
+    assert main(["encode", str(tokenizer_dir), "--text", "Once upon a time"]) == 0
+    assert json.loads(capsys.readouterr().out) == tok.encode("Once upon a time")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "a dog"}\n{"text": "a cat"}\n', encoding="utf-8")
+    assert main(["encode", str(tokenizer_dir), str(corpus), "-o", str(tmp_path / "ids.jsonl")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "ids.jsonl").read_text().splitlines()]
+    assert [r["input_ids"] for r in rows] == [tok.encode("a dog"), tok.encode("a cat")]
+    assert [r["line"] for r in rows] == [1, 2]
+
+
+def test_inspect(tokenizer_dir):
+    result = run_cli("inspect", tokenizer_dir)
+    assert result.returncode == 0, result.stderr
+    assert "vocab size:     300 (256 bytes + 43 merges + 1 special)" in result.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "missing.txt"], "missing.txt: no such file"),
+    (["train", "--vocab-size", "100"], "vocab size 100 is smaller than the alphabet (256)"),
+    (["train", "--pattern", "gpt5"], "unknown pattern name 'gpt5'"),
+    (["inspect", "nowhere"], "no such tokenizer file"),
+    (["encode", "nowhere"], "nothing to encode"),
+])
+def test_errors_are_one_clear_line(args, message):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("tokfx: error: ") and message in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_help_lists_the_commands():
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for command in ("train", "encode", "inspect"):
+        assert command in result.stdout

@@ -1,0 +1,166 @@
+"""The native pre-tokenizer gives exactly the pieces of `regex.findall` with the same pattern."""
+import array
+import itertools
+import sys
+from collections import Counter
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import CORPUS_FILES, FIXTURES, corpus_path
+from tokfx import _pretokenize
+from tokfx.patterns import PATTERNS
+
+FAST = sorted(_pretokenize.FAST_PATTERNS)
+
+
+def regex_pieces(name: str, text: str) -> list[bytes]:
+    return [piece.encode("utf-8") for piece in regex.findall(PATTERNS[name], text)]
+
+
+def assert_same_pieces(name: str, text: str) -> None:
+    data = text.encode("utf-8")
+    expected = regex_pieces(name, text)
+    pieces = _pretokenize.split(data, name)
+    if pieces != expected:
+        first = next(i for i, (a, b) in enumerate(itertools.zip_longest(pieces, expected)) if a != b)
+        pytest.fail(f"{name}: piece {first} differs: native {pieces[first - 2:first + 3]} "
+                    f"regex {expected[first - 2:first + 3]}")
+    assert list(_pretokenize.piece_ends(data, name)) == list(itertools.accumulate(map(len, expected)))
+
+
+def test_fast_patterns_are_named_patterns():
+    assert _pretokenize.FAST_PATTERNS <= PATTERNS.keys()
+    assert "gpt2" in _pretokenize.FAST_PATTERNS
+
+
+@pytest.mark.parametrize("relative", CORPUS_FILES)
+@pytest.mark.parametrize("name", FAST)
+def test_corpus_files(name, relative):
+    assert_same_pieces(name, corpus_path(relative).read_bytes().decode("utf-8"))
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir() if p.name != "README.md"))
+@pytest.mark.parametrize("name", FAST)
+def test_fixtures(name, fixture):
+    assert_same_pieces(name, (FIXTURES / fixture).read_bytes().decode("utf-8"))
+
+
+EDGE_CASES = [
+    "", " ", "   ", "a   ", "   a", "  a", " \n\n ", "a  \n b", "\n", "\r\n", "a\r\n\r\n  b",
+    "x \n  ", "\t\ta", "\u3000\u3000a", "'s'S'll'LL", "'re've'Ve'RE'd'D'm'M't'T", "'", "''", "'x",
+    "'ſ'ſt", "it's", "IT'S", "HELLO'S", "don'T", "a'll", "a'LL", "a'l", "'\n",
+    "1", "12", "123", "1234", "12345", "123456", "1234567", " 1234567 ", "a1b22c333",
+    "٣٣٣٣", "ⅫⅫⅫⅫ", "½¾", "x\u0301y", "\u0301\u0301", " \u0301", "A\u0301B", "ABC\u0301def",
+    "\u0301AB", "\u0301AB'S", ".\u0301AB", " \u0301ABc", "\u0301ʰAB", "ǅAB", "ABʰ", "ABʰc",
+    "ǅungla", "ʰʰa", "中文字符", "한국어 텍스트", "カタカナ ひらがな", "😀😀 a😀", "𝐀𝐁𝐜",
+    "...\n/\n", "a/\n/b", "!!\r\n", " !!", " ,\n", "a\x0b\x0cb", "\x85a", "\xa0a", "a\u2028\u2029",
+    "\x1c\x1d\x1e\x1f", "\x00a",
+]
+
+
+@pytest.mark.parametrize("text", EDGE_CASES)
+@pytest.mark.parametrize("name", FAST)
+def test_edge_cases(name, text):
+    assert_same_pieces(name, text)
+
+
+def every_code_point() -> str:
+    return "".join(map(chr, itertools.chain(range(0xD800), range(0xE000, sys.maxunicode + 1))))
+
+
+@pytest.mark.parametrize("separator", ["", " ", "'"])
+@pytest.mark.parametrize("name", FAST)
+def test_every_code_point(name, separator):
+    """Every character class entry, alone and after a space or an apostrophe."""
+    assert_same_pieces(name, separator.join(every_code_point()))
+
+
+# One character of each kind the patterns tell apart: letters of every case category, marks,
+# numbers, kinds of whitespace, the contraction letters (and ſ, which `(?i)s` matches), "/".
+KINDS = ["a", "A", "ǅ", "ʰ", "中", "\u0301", "\u0903", "1", "٣", "Ⅻ", "½", " ", "\t", "\n", "\r",
+         "\u3000", "\x85", "'", "s", "S", "ſ", "l", "L", "e", "v", "/", ".", "😀"]
+FEWER_KINDS = ["a", "A", "ǅ", "ʰ", "中", "\u0301", "1", " ", "\t", "\n", "\r", "'", "s", "l", "/", "."]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_every_short_string(name):
+    """Every string of up to 3 kinds of character, and of 4 of fewer kinds."""
+    texts = itertools.chain(
+        *(itertools.product(KINDS, repeat=length) for length in range(1, 4)),
+        itertools.product(FEWER_KINDS, repeat=4),
+    )
+    for characters in texts:
+        assert_same_pieces(name, "".join(characters))
+
+
+FRAGMENTS = [
+    " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\xa0", "\u1680", "\u2003",
+    "\u2028", "\u2029", "\u202f", "\u3000", "'", "'s", "'S", "'t", "'T", "'ll", "'LL", "'Ll",
+    "'ve", "'VE", "'re", "'Re", "'m", "'M", "'d", "'D", "ſ", "/", ".", ",", "!", "-", "\"", "$",
+    "a", "b", "s", "l", "e", "t", "Hello", "WORLD", "0", "7", "42", "2024", "\u0301", "\u0308",
+    "é", "ß", "Æ", "ǅ", "ʰ", "中", "文", "가", "힣", "カ", "ひ", "ー", "😀", "🇺🇸", "𝐀", "𝐜", "٣",
+    "Ⅻ", "½", "²", "\u200b", "\u200d", "\ufeff", "\x00", "\x1f",
+]
+
+fuzzed_text = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.characters(codec="utf-8")), max_size=40
+).map("".join)
+
+
+@pytest.mark.parametrize("name", FAST)
+@settings(max_examples=300, deadline=None)
+@given(text=fuzzed_text)
+def test_fuzzed_text(name, text):
+    assert_same_pieces(name, text)
+
+
+@pytest.mark.parametrize("name", FAST)
+@settings(max_examples=100, deadline=None)
+@given(text=fuzzed_text)
+def test_count_pieces_on_fuzzed_text(name, text):
+    counts = {}
+    _pretokenize.count_pieces(text.encode("utf-8"), name, counts)
+    assert counts == Counter(regex_pieces(name, text))
+
+
+@pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt"])
+@pytest.mark.parametrize("name", FAST)
+def test_count_pieces_on_corpus(name, relative):
+    text = corpus_path(relative).read_bytes().decode("utf-8")
+    counts = {}
+    _pretokenize.count_pieces(text.encode("utf-8"), name, counts)
+    expected = Counter(regex_pieces(name, text))
+    assert counts == expected
+    assert list(counts) == list(expected)  # both in order of first occurrence
+
+
+def test_count_pieces_adds_to_existing_counts():
+    counts = {b" world": 5, b"unrelated": 1}
+    _pretokenize.count_pieces(b"hello world world", "gpt2", counts)
+    assert counts == {b"hello": 1, b" world": 7, b"unrelated": 1}
+
+
+def test_count_pieces_into_a_counter():
+    counts = Counter({b" b": 2})
+    _pretokenize.count_pieces(b"a b b", "gpt2", counts)
+    assert counts == Counter({b"a": 1, b" b": 4})
+
+
+def test_empty_data():
+    ends = _pretokenize.piece_ends(b"", "gpt2")
+    assert isinstance(ends, array.array) and ends.typecode == "q" and len(ends) == 0
+    assert _pretokenize.split(b"", "gpt2") == []
+
+
+@pytest.mark.parametrize("function", [_pretokenize.piece_ends, _pretokenize.split])
+def test_unknown_pattern_is_refused(function):
+    with pytest.raises(ValueError, match="gpt2"):
+        function(b"text", "firstspace")
+
+
+def test_unknown_pattern_is_refused_by_count_pieces():
+    with pytest.raises(ValueError, match="gpt2"):
+        _pretokenize.count_pieces(b"text", "no-such-pattern", {})

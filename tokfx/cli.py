@@ -1,0 +1,164 @@
+"""The `tokfx` command: train, encode, inspect."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+from tokfx.corpus import CorpusError, is_jsonl, iter_jsonl_texts, read_text_file
+from tokfx.parallel_count import add_counts, count_pretokens_file
+from tokfx.pretokenize import PreTokenizer, resolve_pattern
+from tokfx.registry import TRAINERS
+from tokfx.tokenizer import Tokenizer
+from tokfx.training import check_vocab_size, train
+
+DEFAULT_SPECIAL = "<|endoftext|>"
+
+
+def sample_corpus() -> list[Path]:
+    """The shards of the small sample corpus that ships inside the package."""
+    folder = resources.files("tokfx.data").joinpath("sample")
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".jsonl.zst"))
+
+
+def _log(args, message: str) -> None:
+    if not args.quiet:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _count_files(args, files: list[Path], special_tokens: list[str]) -> dict[bytes, int]:
+    counts: dict[bytes, int] = {}
+    pretokenizer = PreTokenizer(args.pattern, special_tokens)
+    for path in files:
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file")
+        start = time.perf_counter()
+        if is_jsonl(path):
+            docs = 0
+            for _, text in iter_jsonl_texts(path, args.text_field):
+                pretokenizer.count_into(text, counts)
+                docs += 1
+            what = f"{docs:,} documents"
+        else:
+            add_counts(counts, count_pretokens_file(path, args.pattern, special_tokens, args.processes))
+            what = f"{path.stat().st_size:,} bytes"
+        _log(args, f"counted {path} ({what}) in {time.perf_counter() - start:.2f} s")
+    return counts
+
+
+def cmd_train(args) -> None:
+    special_tokens = args.special_token if args.special_token is not None else [DEFAULT_SPECIAL]
+    check_vocab_size(args.vocab_size, special_tokens)
+    resolve_pattern(args.pattern)
+    files = [Path(f) for f in args.files] or sample_corpus()
+    if not args.files:
+        _log(args, f"no input files given: training on the sample corpus ({len(files)} shards)")
+    start = time.perf_counter()
+    counts = _count_files(args, files, special_tokens)
+    _log(args, f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all")
+    tokenizer = train(counts, args.algorithm, args.vocab_size, special_tokens, args.pattern,
+                      progress=not args.quiet)
+    tokenizer.save(args.output)
+    _log(args, f"trained {tokenizer!r} in {time.perf_counter() - start:.2f} s")
+    print(Path(args.output) / "tokfx.json")
+
+
+def cmd_encode(args) -> None:
+    if args.text is None and not args.files:
+        raise ValueError("nothing to encode: give --text TEXT or corpus files")
+    tokenizer = Tokenizer.load(args.tokenizer)
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        if args.text is not None:
+            print(json.dumps(tokenizer.encode(args.text)), file=out)
+        for name in args.files:
+            path = Path(name)
+            if not path.exists():
+                raise FileNotFoundError(f"{path}: no such file")
+            if is_jsonl(path):
+                for line_no, text in iter_jsonl_texts(path, args.text_field):
+                    record = {"source": str(path), "line": line_no, "input_ids": tokenizer.encode(text)}
+                    print(json.dumps(record), file=out)
+            else:
+                record = {"source": str(path), "input_ids": tokenizer.encode(read_text_file(path))}
+                print(json.dumps(record), file=out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def _show(token: bytes) -> str:
+    """A token readably: text where it is UTF-8, \\xNN for the bytes that are not."""
+    return repr(token.decode("utf-8", errors="backslashreplace")).replace("\\\\x", "\\x")
+
+
+def cmd_inspect(args) -> None:
+    tok = Tokenizer.load(args.tokenizer)
+    lengths = [len(t) for t in tok.vocab.values()]
+    longest = sorted(range(tok.vocab_size), key=lambda i: (-lengths[i], i))[:5]
+    merges = tok.merges
+    lines = [
+        f"tokenizer:      {args.tokenizer}",
+        f"algorithm:      {tok.algorithm} {json.dumps(tok.params)}",
+        f"vocab size:     {tok.vocab_size:,} (256 bytes + {len(merges):,} merges"
+        f" + {len(tok.special_tokens)} special)",
+        f"pattern:        {tok.pattern}",
+        f"special tokens: {', '.join(f'{s}={i}' for s, i in tok.special_tokens.items()) or '-'}",
+        f"mean token length: {sum(lengths) / len(lengths):.2f} bytes",
+        "first merges:   " + "  ".join(f"{_show(a)}+{_show(b)}" for a, b in merges[:5]),
+        "last merges:    " + "  ".join(f"{_show(a)}+{_show(b)}" for a, b in merges[-5:]),
+        "longest tokens: " + "  ".join(f"{i}:{_show(tok.id_to_token(i))}" for i in longest),
+    ]
+    print("\n".join(lines))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tokfx", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("train", help="train a tokenizer: corpus files in, tokenizer directory out")
+    p.add_argument("files", nargs="*", help=".txt, .jsonl, .jsonl.gz or .jsonl.zst files"
+                   " (default: the sample corpus shipped with tokfx)")
+    p.add_argument("-o", "--output", default="tokfx-out/tokenizer", help="tokenizer directory")
+    p.add_argument("--algorithm", default="bpe", choices=sorted(TRAINERS))
+    p.add_argument("--vocab-size", type=int, default=2000,
+                   help="alphabet + learned tokens + special tokens (default 2000)")
+    p.add_argument("--special-token", action="append",
+                   help=f"a special token (repeatable; default {DEFAULT_SPECIAL})")
+    p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3, or a regex")
+    p.add_argument("--text-field", default="text", help="JSON field holding the text")
+    p.add_argument("--processes", type=int, default=None, help="processes counting a .txt file")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    p.set_defaults(run=cmd_train)
+
+    p = sub.add_parser("encode", help="encode text or corpus files with a trained tokenizer")
+    p.add_argument("tokenizer", help="tokenizer directory or tokfx.json")
+    p.add_argument("files", nargs="*", help=".txt (one document per file) or .jsonl[.gz|.zst]")
+    p.add_argument("--text", help="encode this text and print its ids")
+    p.add_argument("--text-field", default="text")
+    p.add_argument("-o", "--output", help="write JSON lines here instead of standard output")
+    p.set_defaults(run=cmd_encode)
+
+    p = sub.add_parser("inspect", help="summarise a tokenizer directory")
+    p.add_argument("tokenizer", help="tokenizer directory or tokfx.json")
+    p.set_defaults(run=cmd_inspect)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except (ValueError, FileNotFoundError, CorpusError) as exc:
+        print(f"tokfx: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

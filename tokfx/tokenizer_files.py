@@ -1,0 +1,103 @@
+"""The tokfx.json file (validated against schemas/tokfx.schema.json) and the interop files."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import fastjsonschema
+
+import tokfx
+from tokfx.gpt2_files import write_gpt2_files
+from tokfx.hf_export import hf_tokenizer_json
+from tokfx.tokenizer import Tokenizer
+
+TOKFX_JSON = "tokfx.json"
+FORMAT_VERSION = 1
+
+
+@cache
+def _validator():
+    schema = json.loads(resources.files("tokfx.schemas").joinpath("tokfx.schema.json").read_text())
+    return fastjsonschema.compile(schema)
+
+
+def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
+    special_ids = {i: name for name, i in tokenizer.special_tokens.items()}
+    vocab = tokenizer.vocab
+    return {
+        "format": "tokfx",
+        "format_version": FORMAT_VERSION,
+        "tokfx_version": tokfx.__version__,
+        "algorithm": tokenizer.algorithm,
+        "params": tokenizer.params,
+        "pattern": {"name": tokenizer.pretokenizer.pattern_name,
+                    "regex": tokenizer.pretokenizer.pattern_regex},
+        "alphabet": {"name": "bytes"},
+        "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
+        "tokens": [None if i in special_ids else list(vocab[i]) for i in range(len(vocab))],
+        "merges": [list(m) for m in tokenizer.merge_ids],
+    }
+
+
+def tokenizer_from_dict(doc: dict, source: str = TOKFX_JSON) -> Tokenizer:
+    try:
+        _validator()(doc)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        raise ValueError(f"{source}: not a valid tokfx.json: {exc.message}") from None
+    special = {s["content"]: s["id"] for s in doc["special_tokens"]}
+    nulls = {i for i, t in enumerate(doc["tokens"]) if t is None}
+    if nulls != set(special.values()):
+        raise ValueError(f"{source}: not a valid tokfx.json: null tokens {sorted(nulls)[:5]} do not"
+                         f" match the special-token ids {sorted(special.values())[:5]}")
+    names = {i: name for name, i in special.items()}
+    tokens = [names[i].encode("utf-8") if t is None else bytes(t) for i, t in enumerate(doc["tokens"])]
+    pattern = doc["pattern"]["name"] or doc["pattern"]["regex"]
+    try:
+        return Tokenizer(tokens, [tuple(m) for m in doc["merges"]], special, pattern,
+                         doc["algorithm"], doc["params"])
+    except ValueError as exc:
+        raise ValueError(f"{source}: not a valid tokfx.json: {exc}") from None
+
+
+def tokenizer_json_bytes(tokenizer: Tokenizer) -> bytes:
+    """The canonical tokfx.json content: same tokenizer, same bytes."""
+    return (json.dumps(tokenizer_to_dict(tokenizer), ensure_ascii=False, separators=(",", ":"))
+            + "\n").encode("utf-8")
+
+
+def tokenizer_hash(tokenizer: Tokenizer) -> str:
+    """sha256 of the canonical tokfx.json: names a tokenizer in shards and manifests."""
+    return hashlib.sha256(tokenizer_json_bytes(tokenizer)).hexdigest()
+
+
+def save_tokenizer(tokenizer: Tokenizer, directory: str | os.PathLike) -> None:
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / TOKFX_JSON).write_bytes(tokenizer_json_bytes(tokenizer))
+    if len(set(tokenizer.vocab.values())) == tokenizer.vocab_size:
+        # GPT-2 and Hugging Face files name tokens by their bytes: only unique bytes fit them.
+        write_gpt2_files(directory, tokenizer.vocab, tokenizer.merges)
+        hf = hf_tokenizer_json(tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens,
+                               tokenizer.pretokenizer.pattern_regex)
+        (directory / "tokenizer.json").write_text(json.dumps(hf, ensure_ascii=False, indent=1),
+                                                 encoding="utf-8")
+
+
+def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
+    path = Path(path)
+    if path.is_dir():
+        path = path / TOKFX_JSON
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such tokenizer file")
+    try:
+        doc = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a tokfx.json (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != "tokfx":
+        raise ValueError(f"{path}: not a tokfx.json (no \"format\": \"tokfx\"; a Hugging Face"
+                         " tokenizer.json or GPT-2 vocab.json is not a tokfx file)")
+    return tokenizer_from_dict(doc, str(path))
