@@ -2,6 +2,8 @@
 separately, against tiktoken's encode_ordinary and Hugging Face tokenizers (our export).
 
 Run from the repository root after building: python bench/bench_encode_core.py [zh_5M]
+The native pre-tokenizer (`tokfx._pretokenize.piece_ends`) is timed as a second way to split;
+its ends must equal those of the regex pieces.
 The whole text is encoded as ordinary text by everyone (its `<|endoftext|>` separators
 included), so no special-token handling is timed. Each of our runs starts with a fresh encoder,
 so its piece cache starts cold.
@@ -25,6 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from corpora import load  # noqa: E402
 
 from tokfx._bpe_encode import BPEEncoder  # noqa: E402
+from tokfx._pretokenize import piece_ends  # noqa: E402
 from tokfx.gpt2_files import read_gpt2_files  # noqa: E402
 from tokfx.hf_export import hf_tokenizer_json  # noqa: E402
 from tokfx.merge_table import byte_ids, merges_as_ids  # noqa: E402
@@ -55,6 +58,7 @@ def main(corpus: str):
     encoded_pieces = [piece.encode("utf-8") for piece in pieces]
     data = b"".join(encoded_pieces)
     ends = array("q", accumulate(map(len, encoded_pieces)))
+    native_split_s, native_ends = median_seconds(lambda: piece_ends(text.encode("utf-8"), "gpt2"))
 
     encoders = iter([BPEEncoder(triples, ids_of_bytes) for _ in range(REPEATS)])
     encode_s, ours = median_seconds(lambda: next(encoders).encode_pieces(data, ends))
@@ -69,15 +73,20 @@ def main(corpus: str):
 
     print(f"{corpus}: {size_mb:.2f} MB, {len(pieces):,} pieces, {len(ours):,} tokens; median of {REPEATS}")
     ours_s = split_s + encode_s
+    native_s = native_split_s + encode_s
     for name, seconds in [("tokfx regex.findall split", split_s), ("tokfx encode_pieces", encode_s),
-                          ("tokfx split + encode", ours_s), ("tiktoken encode_ordinary", tiktoken_s),
+                          ("tokfx split + encode", ours_s),
+                          ("tokfx native split (piece_ends)", native_split_s),
+                          ("tokfx native split + encode", native_s),
+                          ("tiktoken encode_ordinary", tiktoken_s),
                           ("tokenizers encode (our export)", hf_s)]:
         print(f"  {name:32s} {seconds:7.3f} s  {size_mb / seconds:7.2f} MB/s")
-    print(f"  tiktoken / tokfx split+encode:   {tiktoken_s / ours_s:.2f}x time")
+    print(f"  tiktoken / tokfx split+encode:   {tiktoken_s / ours_s:.2f}x time "
+          f"(native split: {tiktoken_s / native_s:.2f}x)")
     print(f"  tokenizers / tokfx split+encode: {hf_s / ours_s:.2f}x time")
     print(f"  encode_pieces share of tokfx:    {encode_s / ours_s:.0%}")
-    identical = ours == tiktoken_ids == hf_encoding.ids
-    print(f"  ids identical (tokfx, tiktoken, tokenizers): {identical}")
+    identical = ours == tiktoken_ids == hf_encoding.ids and native_ends == ends
+    print(f"  ids identical (tokfx, tiktoken, tokenizers) and native ends = regex ends: {identical}")
     if not identical:
         sys.exit(1)
 
