@@ -15,8 +15,11 @@ SOURCES = ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt", "korean/ns
 
 
 def paragraphs(relative: str, limit: int) -> list[str]:
-    text = corpus_path(relative).read_bytes()[:limit].decode("utf-8", "ignore")
-    return [p for p in text.split("\n\n") if p.strip()]
+    """The first `limit` bytes of a corpus file as documents of up to 8 lines each."""
+    text = corpus_path(relative).read_bytes()[:limit].decode("utf-8", "ignore").replace("\r\n", "\n")
+    lines = text.split("\n")
+    docs = ["\n".join(lines[i:i + 8]) for i in range(0, len(lines), 8)]
+    return [d for d in docs if d.strip()]
 
 
 def write_zst_shards(directory: Path, docs: list[str], shards: int) -> dict[str, str]:
