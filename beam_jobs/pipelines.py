@@ -149,7 +149,7 @@ def _counters(result) -> dict[str, int]:
 
 
 def summary(counters: dict[str, int], seconds: float, written: str) -> str:
-    stages = ", ".join(f"{stage} {counters[f'usec_{stage}'] / 1e6:.1f} s"
+    stages = ", ".join(f"{stage} {counters[f'usec_{stage}'] / 1000:,.0f} ms"
                        for stage in ("read", "count", "train", "encode", "write")
                        if f"usec_{stage}" in counters)
     lines = [f"read {counters.get('documents_read', 0):,} documents"

@@ -1,8 +1,9 @@
 """The `tokfx` command: run, count, train, encode, inspect.
 
 `run`, `count` and `encode --output-dir` are Beam pipelines (in `beam_jobs`, imported only
-when one of them is asked for, so the rest of tokfx works without Beam); their flags and every
-Beam flag (`--runner`, `--direct_num_workers`, ...) are declared in `beam_jobs.options`.
+when one of them is asked for, so the rest of tokfx works without Beam); their flags are
+declared in `beam_jobs.options`, and every Beam flag (`--runner`, `--direct_num_workers`, ...)
+passes through.
 """
 from __future__ import annotations
 
