@@ -125,3 +125,14 @@ def test_an_empty_document_is_kept_and_counted(tmp_path, policy):
     totals = json.loads((tmp_path / "out" / "manifest.json").read_text())["totals"]
     assert totals["documents_empty"] == 1 and totals["documents_written"] == 3
     assert not (tmp_path / "out" / "rejected").exists()
+
+
+def test_fail_message_through_the_portable_runner(tmp_path, capsys):
+    """The portable job API (as on Flink and Spark) wraps the error as text; still one line."""
+    name, content, line, reason = BAD_INPUTS[0]
+    args = _corpus(tmp_path, name, content) + ["--output", str(tmp_path / "out"),
+                                               "--runner=PortableRunner", "--job_endpoint=embed",
+                                               "--environment_type=LOOPBACK"]
+    assert main(["run", *args]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"tokfx: error: {tmp_path / 'in' / name}:{line}: {reason}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import sys
 import time
@@ -208,6 +209,9 @@ def _run_pipeline(command: str, argv: list[str]) -> int:
         TokfxOptions._add_argparse_args(parser)
         parser.print_help()
         return 0
+    # Beam logs a worker's exception with its traceback before re-raising it; the user gets the
+    # one-line message below instead (an unexpected error is re-raised with its traceback).
+    logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     try:
         run(command, argv)
     except (ValueError, FileNotFoundError) as exc:
