@@ -30,6 +30,11 @@ TOKENIZER_DIR = "tokenizer"
 
 def _options(argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
     options = PipelineOptions(argv)
+    # Beam only warns about a flag it does not know; a misspelt --vocab-size would silently
+    # train with the default.
+    unknown = set(options.get_all_options(retain_unknown_options=True)) - set(options.get_all_options())
+    if unknown:
+        raise ValueError(f"unknown option(s): {', '.join('--' + u for u in sorted(unknown))}")
     if options.view_as(StandardOptions).runner is None:
         options.view_as(StandardOptions).runner = DEFAULT_RUNNER
     return options, options.view_as(TokfxOptions)

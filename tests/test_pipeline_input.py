@@ -136,3 +136,8 @@ def test_fail_message_through_the_portable_runner(tmp_path, capsys):
     assert main(["run", *args]) == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith(f"tokfx: error: {tmp_path / 'in' / name}:{line}: {reason}")
+
+
+def test_a_misspelt_option_is_an_error_not_a_default(tmp_path, capsys):
+    assert main(["run", "--vocab-sise", "300", "--output", str(tmp_path / "out")]) == 2
+    assert "unknown option(s): --vocab_sise" in capsys.readouterr().err
