@@ -47,16 +47,17 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--vocab-size", type=int, default=8000)
+    parser.add_argument("--scale", type=int, default=1, help="en_10M repeated this many times")
     args = parser.parse_args()
-    beam_workers = [f"--direct_running_mode=multi_processing",
+    beam_workers = ["--direct_running_mode=multi_processing",
                     f"--direct_num_workers={args.workers}", "-q"]
-    text = load("en_10M")
+    text = SEPARATOR.join([load("en_10M")] * args.scale)
     size_mb = len(text.encode("utf-8")) / 1e6
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
         tmp = Path(tmp)
         txt = tmp / "en_10M.txt"
         txt.write_text(text, encoding="utf-8")
-        shards = write_shards(tmp, text, shards=8)
+        write_shards(tmp, text, shards=8)
 
         lib, beam = [], []
         for _ in range(args.repeats):
@@ -66,7 +67,7 @@ def main():
                 "--input", str(txt), "--output", str(tmp / "counts.parquet"),
                 "--txt-range-bytes", str(1 << 20), *beam_workers]))[0])
         lib_s, beam_s = statistics.median(lib), statistics.median(beam)
-        print(f"counting en_10M ({size_mb:.1f} MB, {args.workers} processes/workers,"
+        print(f"counting {args.scale} x en_10M ({size_mb:.1f} MB, {args.workers} processes/workers,"
               f" median of {args.repeats}):")
         print(f"  tokfx.count_pretokens_file  {lib_s:6.2f} s  {size_mb / lib_s:5.2f} MB/s")
         print(f"  tokfx count (DirectRunner)  {beam_s:6.2f} s  {size_mb / beam_s:5.2f} MB/s"
@@ -81,7 +82,7 @@ def main():
         seconds, counters = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
         busy = {s: counters.get(f"usec_{s}", 0) / 1e6 for s in STAGES}
         total_busy = sum(busy.values())
-        print(f"tokfx run on en_10M as 8 .jsonl.zst shards, vocab {args.vocab_size},"
+        print(f"tokfx run on {args.scale} x en_10M as 8 .jsonl.zst shards, vocab {args.vocab_size},"
               f" {args.workers} workers (median of {args.repeats} by wall time):")
         print(f"  {seconds:.2f} s wall, {size_mb / seconds:.2f} MB/s;"
               f" {counters['documents_written']:,} documents, {counters['tokens']:,} tokens")
