@@ -23,6 +23,7 @@ from beam_jobs.encode import TokenizeDocs
 from beam_jobs.files import publish
 from beam_jobs.options import DEFAULT_RUNNER, DEFAULT_SPECIAL, TokfxOptions
 from beam_jobs.read import ReadCorpus
+from beam_jobs.train import TrainVocab
 from beam_jobs.write import SHARDS_DIR, WriteShards
 
 TOKENIZER_DIR = "tokenizer"
@@ -95,10 +96,10 @@ def _clear_manifest(output_dir: str) -> None:
 
 
 def build_run(p, opts: TokfxOptions) -> None:
-    from beam_jobs.train import TrainVocab
-
     inputs = _inputs(opts)
     _check_training_settings(opts)
+    if opts.append_eos and DEFAULT_SPECIAL not in _special_tokens(opts):
+        raise ValueError(f"--append-eos needs {DEFAULT_SPECIAL} among the special tokens")
     config = config_of(opts, inputs, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, min_pretoken_count=opts.min_pretoken_count,
                        max_pretokens=opts.max_pretokens)

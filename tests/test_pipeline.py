@@ -160,3 +160,13 @@ def test_run_without_arguments_uses_the_sample_corpus(tmp_path):
     manifest = json.loads((tmp_path / "tokfx-out" / "manifest.json").read_text())
     assert manifest["totals"]["documents_written"] == manifest["totals"]["documents_read"] > 0
     assert "documents written" in result.stderr and "tokfx-out" in result.stderr
+
+
+def test_run_with_append_eos(corpus, first_run, tmp_path):
+    run_pipeline(corpus[0], tmp_path / "eos", "--append-eos")
+    tokenizer = tokfx.Tokenizer.load(first_run[0] / "tokenizer")
+    eot = tokenizer.token_to_id(EOT)
+    rows = read_shards(tmp_path / "eos")
+    assert len(rows) == len(corpus[1])
+    for row in rows:
+        assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]]) + [eot]
