@@ -59,18 +59,20 @@ def main():
         txt.write_text(text, encoding="utf-8")
         write_shards(tmp, text, shards=8)
 
-        lib, beam = [], []
+        lib, in_process, beam = [], [], []
+        count_args = ["--input", str(txt), "--output", str(tmp / "counts.parquet"),
+                      "--txt-range-bytes", str(1 << 20)]
         for _ in range(args.repeats):
             lib.append(timed(lambda: tokfx.count_pretokens_file(
                 txt, special_tokens=[EOT], processes=args.workers))[0])
-            beam.append(timed(lambda: run("count", [
-                "--input", str(txt), "--output", str(tmp / "counts.parquet"),
-                "--txt-range-bytes", str(1 << 20), *beam_workers]))[0])
-        lib_s, beam_s = statistics.median(lib), statistics.median(beam)
+            in_process.append(timed(lambda: run("count", [*count_args, "-q"]))[0])
+            beam.append(timed(lambda: run("count", [*count_args, *beam_workers]))[0])
+        lib_s, one_s, beam_s = map(statistics.median, (lib, in_process, beam))
         print(f"counting {args.scale} x en_10M ({size_mb:.1f} MB, {args.workers} processes/workers,"
               f" median of {args.repeats}):")
-        print(f"  tokfx.count_pretokens_file  {lib_s:6.2f} s  {size_mb / lib_s:5.2f} MB/s")
-        print(f"  tokfx count (DirectRunner)  {beam_s:6.2f} s  {size_mb / beam_s:5.2f} MB/s"
+        print(f"  tokfx.count_pretokens_file        {lib_s:6.2f} s  {size_mb / lib_s:5.2f} MB/s")
+        print(f"  tokfx count (DirectRunner, 1)     {one_s:6.2f} s  {size_mb / one_s:5.2f} MB/s")
+        print(f"  tokfx count (multi_processing)    {beam_s:6.2f} s  {size_mb / beam_s:5.2f} MB/s"
               f"   Beam / library throughput = {lib_s / beam_s:.2f}")
 
         runs = []
