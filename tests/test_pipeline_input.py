@@ -141,3 +141,20 @@ def test_fail_message_through_the_portable_runner(tmp_path, capsys):
 def test_a_misspelt_option_is_an_error_not_a_default(tmp_path, capsys):
     assert main(["run", "--vocab-sise", "300", "--output", str(tmp_path / "out")]) == 2
     assert "unknown option(s): --vocab_sise" in capsys.readouterr().err
+
+
+def test_id_field_names_the_documents(tmp_path):
+    records = [{"id": f"doc-{i:02d}", "text": f"text number {i}"} for i in (5, 3, 11, 0)]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "ids.jsonl").write_bytes(_jsonl(records + [{"text": "no id"}]))
+    out = tmp_path / "out"
+    assert main(["run", "--input", str(tmp_path / "in" / "ids.jsonl"), "--id-field", "id",
+                 "--vocab-size", "270", "--num-shards", "1", "--output", str(out),
+                 "--on-error=skip", "-q"]) == 0
+    rows = read_shards(out)
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in records)
+    by_id = {r["id"]: r for r in records}
+    assert all(row["source"] == f"{tmp_path / 'in' / 'ids.jsonl'}:{records.index(by_id[row['id']]) + 1}"
+               for row in rows)
+    [rejected] = [json.loads(x) for x in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
+    assert rejected["line"] == 5 and rejected["reason"] == "no 'id' field"
