@@ -17,7 +17,7 @@ extensions = [
 ]
 
 setup(
-    packages=["tokfx", "tokfx.reference", "tokfx.data", "tokfx.schemas"],
+    packages=["tokfx", "tokfx.reference", "tokfx.data", "tokfx.schemas", "beam_jobs"],
     # schemas/ is language-neutral and lives at the top level; tokfx/schemas links to it so
     # that it ships inside the package and Tokenizer.load finds it wherever tokfx is installed.
     package_data={"tokfx.schemas": ["*.json"], "tokfx.data": ["sample/*"]},

@@ -1,13 +1,22 @@
-"""The `tokfx` command: train, encode, inspect."""
+"""The `tokfx` command: run, count, train, encode, inspect.
+
+`run`, `count` and `encode --output-dir` are Beam pipelines (in `beam_jobs`, imported only
+when one of them is asked for, so the rest of tokfx works without Beam); their flags are
+declared in `beam_jobs.options`, and every Beam flag (`--runner`, `--direct_num_workers`, ...)
+passes through.
+"""
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import re
 import sys
 import time
 from importlib import resources
 from pathlib import Path
 
+from tokfx.counts_file import read_counts
 from tokfx.corpus import CorpusError, is_jsonl, iter_jsonl_texts, read_text_file
 from tokfx.parallel_count import add_counts, count_pretokens_file
 from tokfx.pretokenize import PreTokenizer, resolve_pattern
@@ -53,11 +62,17 @@ def cmd_train(args) -> None:
     special_tokens = args.special_token if args.special_token is not None else [DEFAULT_SPECIAL]
     check_vocab_size(args.vocab_size, special_tokens)
     resolve_pattern(args.pattern)
-    files = [Path(f) for f in args.files] or sample_corpus()
-    if not args.files:
-        _log(args, f"no input files given: training on the sample corpus ({len(files)} shards)")
     start = time.perf_counter()
-    counts = _count_files(args, files, special_tokens)
+    if args.counts:
+        if args.files:
+            raise ValueError("give corpus files or --counts, not both")
+        counts = read_counts(args.counts)
+        _log(args, f"read counts from {args.counts}")
+    else:
+        files = [Path(f) for f in args.files] or sample_corpus()
+        if not args.files:
+            _log(args, f"no input files given: training on the sample corpus ({len(files)} shards)")
+        counts = _count_files(args, files, special_tokens)
     _log(args, f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all")
     tokenizer = train(counts, args.algorithm, args.vocab_size, special_tokens, args.pattern,
                       progress=not args.quiet)
@@ -115,9 +130,20 @@ def cmd_inspect(args) -> None:
     print("\n".join(lines))
 
 
+PIPELINE_HELP = {
+    "run": "the whole pipeline: corpus -> pre-token counts -> tokenizer -> Parquet and Megatron"
+           " shards + manifest.json (no arguments: the sample corpus into ./tokfx-out/)",
+    "count": "count pre-tokens of a corpus into a Parquet counts file (--output FILE)",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tokfx", description=__doc__)
+    parser = argparse.ArgumentParser(prog="tokfx", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    for name, text in PIPELINE_HELP.items():
+        # Listed here for --help; main() hands their arguments to beam_jobs unparsed.
+        sub.add_parser(name, help=text)
 
     p = sub.add_parser("train", help="train a tokenizer: corpus files in, tokenizer directory out")
     p.add_argument("files", nargs="*", help=".txt, .jsonl, .jsonl.gz or .jsonl.zst files"
@@ -131,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3, or a regex")
     p.add_argument("--text-field", default="text", help="JSON field holding the text")
     p.add_argument("--processes", type=int, default=None, help="processes counting a .txt file")
+    p.add_argument("--counts", help="train from this pre-token counts file (from tokfx count)"
+                   " instead of corpus files")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     p.set_defaults(run=cmd_train)
 
@@ -140,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text", help="encode this text and print its ids")
     p.add_argument("--text-field", default="text")
     p.add_argument("-o", "--output", help="write JSON lines here instead of standard output")
+    p.add_argument("--output-dir", help="run the Beam pipeline instead: shards and manifest"
+                   " into this directory (corpus from --input PATTERN; see tokfx run --help)")
     p.set_defaults(run=cmd_encode)
 
     p = sub.add_parser("inspect", help="summarise a tokenizer directory")
@@ -148,7 +178,60 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _pipeline_argv(argv: list[str]) -> tuple[str, list[str]] | None:
+    """(pipeline command, its Beam arguments) when `argv` asks for a pipeline, else None."""
+    if argv[:1] in (["run"], ["count"]):
+        return argv[0], argv[1:]
+    if argv[:1] == ["encode"] and any(a.split("=")[0] == "--output-dir" for a in argv):
+        rest = [("--output" + a[len("--output-dir"):]) if a.split("=")[0] == "--output-dir" else a
+                for a in argv[1:]]
+        if rest and not rest[0].startswith("-"):
+            rest = ["--tokenizer", *rest]
+        return "encode", rest
+    return None
+
+
+def _corpus_error(exc: BaseException) -> str | None:
+    """The CorpusError message inside an error a Beam runner wrapped (with its traceback)."""
+    if isinstance(exc, CorpusError):
+        return str(exc).split(" [while running")[0]
+    match = re.search(r"CorpusError: (.*?)(?: \[while running|\n|$)", str(exc))
+    return match.group(1) if match else None
+
+
+def _run_pipeline(command: str, argv: list[str]) -> int:
+    from beam_jobs.pipelines import run  # Beam is imported only for the pipeline commands
+
+    if "-h" in argv or "--help" in argv:
+        from beam_jobs.options import TokfxOptions
+        parser = argparse.ArgumentParser(prog=f"tokfx {command}",
+                                         description=PIPELINE_HELP.get(command, "encode to shards")
+                                         + "; any Beam pipeline option also passes through")
+        TokfxOptions._add_argparse_args(parser)
+        parser.print_help()
+        return 0
+    # Beam logs a worker's exception with its traceback before re-raising it; the user gets the
+    # one-line message below instead (an unexpected error is re-raised with its traceback).
+    logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
+    try:
+        run(command, argv)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"tokfx: error: {_corpus_error(exc) or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a runner's wrapper around a worker's error
+        message = _corpus_error(exc)
+        if message is None:
+            raise
+        print(f"tokfx: error: {message}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    pipeline = _pipeline_argv(argv)
+    if pipeline is not None:
+        return _run_pipeline(*pipeline)
     args = build_parser().parse_args(argv)
     try:
         args.run(args)

@@ -1,0 +1,1 @@
+"""Apache Beam pipelines over tokfx: thin composite transforms, options and entry points."""

@@ -1,0 +1,36 @@
+"""Write files to their place on any Beam filesystem (local, gs://, s3://)."""
+from __future__ import annotations
+
+import os
+
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+
+
+def _create(destination: str):
+    parent = FileSystems.split(destination)[0]
+    if parent and not FileSystems.exists(parent):
+        try:
+            FileSystems.mkdirs(parent)
+        except IOError:
+            if not FileSystems.exists(parent):  # else another worker made it first
+                raise
+    # UNCOMPRESSED: Beam would otherwise compress a name ending in .gz behind our back.
+    return FileSystems.create(destination, compression_type=CompressionTypes.UNCOMPRESSED)
+
+
+def publish(local_path: str | os.PathLike, destination: str) -> None:
+    """Copy a file written on the worker's local disk to `destination`."""
+    with open(local_path, "rb") as src, _create(destination) as dst:
+        while block := src.read(1 << 20):
+            dst.write(block)
+
+
+def write_bytes(destination: str, data: bytes) -> None:
+    with _create(destination) as dst:
+        dst.write(data)
+
+
+def open_raw(path: str):
+    """A file for reading as stored; tokfx decompresses itself (and detects truncation)."""
+    return FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)

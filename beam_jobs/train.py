@@ -1,0 +1,42 @@
+"""TrainVocab: the one {pretoken: count} dict -> a trained tokenizer, saved to a directory.
+
+Runs in one reducer. The counts are sorted first, so the trainer sees the same input whatever
+order the workers delivered them in. Emits (tokenizer hash, tokfx.json bytes) for the
+encoding step.
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
+
+from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
+from tokfx.training import train
+from beam_jobs.files import publish
+
+
+def _train_and_save(counts: dict, output_dir: str, settings: dict):
+    start = time.perf_counter()
+    tokenizer = train(dict(sorted(counts.items())), **settings)
+    with tempfile.TemporaryDirectory() as local:
+        tokenizer.save(local)
+        for path in sorted(Path(local).iterdir()):
+            publish(path, FileSystems.join(output_dir, path.name))
+    Metrics.counter("tokfx", "usec_train").inc(int((time.perf_counter() - start) * 1e6))
+    return tokenizer_hash(tokenizer), tokenizer_json_bytes(tokenizer)
+
+
+class TrainVocab(beam.PTransform):
+    def __init__(self, output_dir: str, *, algorithm="bpe", vocab_size=2000, special_tokens=(),
+                 pattern="gpt2"):
+        super().__init__()
+        self.output_dir = output_dir
+        self.settings = {"algorithm": algorithm, "vocab_size": vocab_size,
+                         "special_tokens": tuple(special_tokens), "pattern": pattern}
+
+    def expand(self, counts):
+        return counts | "Train" >> beam.Map(_train_and_save, self.output_dir, self.settings)

@@ -1,0 +1,97 @@
+"""WriteShards: tokenized documents -> Parquet + Megatron shards, rejected/, manifest.json last.
+
+Each shard is written on a worker's local disk, then copied to the output filesystem. The
+manifest waits for every shard, for the rejected records and for the count of documents read.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
+
+from tokfx.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
+from tokfx.shards import shard_name, write_shard
+from beam_jobs.encode import load_tokenizer_bytes
+from beam_jobs.files import publish, write_bytes
+
+SHARDS_DIR = "shards"
+REJECTED_FILE = "rejected/rejected.jsonl"
+
+
+class _WriteShard(beam.DoFn):
+    def __init__(self, output_dir: str, num_shards: int, config: dict):
+        self.output_dir, self.num_shards, self.config = output_dir, num_shards, config
+        self.written = Metrics.counter("tokfx", "documents_written")
+        self.usec = Metrics.counter("tokfx", "usec_write")
+
+    def process(self, shard, tokenizer_file):
+        start = time.perf_counter()
+        index, docs = shard
+        docs = list(docs)
+        digest, data = tokenizer_file
+        vocab_size = load_tokenizer_bytes(data).vocab_size
+        metadata = {"tokfx.tokenizer_hash": digest,
+                    "tokfx.config": json.dumps(self.config, sort_keys=True)}
+        name = shard_name(index, self.num_shards)
+        with tempfile.TemporaryDirectory() as local:
+            info = write_shard(local, name, [d[:3] for d in docs], vocab_size, metadata)
+            for file in info["files"]:
+                publish(Path(local) / file, FileSystems.join(self.output_dir, SHARDS_DIR, file))
+        self.written.inc(info["documents"])
+        self.usec.inc(int((time.perf_counter() - start) * 1e6))
+        info["files"] = {f"{SHARDS_DIR}/{f}": h for f, h in info["files"].items()}
+        yield {"index": index, **info, "bytes": sum(d[3] for d in docs)}
+
+
+def _write_rejected(rejections, output_dir: str) -> dict:
+    """Write rejected/rejected.jsonl (sorted, when there is any) and return the counts."""
+    ordered = sorted(rejections, key=lambda r: (r.file, r.line is not None, r.line or 0, r.reason))
+    if ordered:
+        lines = "".join(json.dumps({"file": r.file, "line": r.line, "reason": r.reason},
+                                   ensure_ascii=False) + "\n" for r in ordered)
+        write_bytes(FileSystems.join(output_dir, REJECTED_FILE), lines.encode("utf-8"))
+    return {"documents_rejected": sum(1 for r in ordered if r.line is not None),
+            "files_rejected": sum(1 for r in ordered if r.line is None)}
+
+
+def _write_manifest(shards, output_dir: str, config: dict, tokenizer_file, rejected: dict,
+                    documents_accepted: int) -> str:
+    totals = {"documents_read": documents_accepted + rejected["documents_rejected"], **rejected,
+              "documents_empty": sum(s["empty_documents"] for s in shards),
+              "bytes": sum(s["bytes"] for s in shards),
+              "tokens": sum(s["tokens"] for s in shards)}
+    manifest = build_manifest(config, tokenizer_file[0], shards, totals)
+    path = FileSystems.join(output_dir, MANIFEST_JSON)
+    write_bytes(path, manifest_json_bytes(manifest))
+    return path
+
+
+class WriteShards(beam.PTransform):
+    """(shard index, doc) pairs -> shards; the output is the manifest's path, once written."""
+
+    def __init__(self, output_dir: str, num_shards: int, config: dict, tokenizer_file,
+                 documents, rejected):
+        super().__init__()
+        self.output_dir, self.num_shards, self.config = output_dir, num_shards, config
+        self.tokenizer_file, self.documents, self.rejected = tokenizer_file, documents, rejected
+
+    def expand(self, keyed_docs):
+        shards = (keyed_docs
+                  | "GroupByShard" >> beam.GroupByKey()
+                  | "WriteShard" >> beam.ParDo(_WriteShard(self.output_dir, self.num_shards,
+                                                           self.config),
+                                               beam.pvalue.AsSingleton(self.tokenizer_file))
+                  | "AllShards" >> beam.combiners.ToList())
+        rejected = (self.rejected
+                    | "AllRejected" >> beam.combiners.ToList()
+                    | "WriteRejected" >> beam.Map(_write_rejected, self.output_dir))
+        accepted = (self.documents | "CountRead" >> beam.combiners.Count.Globally())
+        return shards | "WriteManifest" >> beam.Map(
+            _write_manifest, self.output_dir, self.config,
+            beam.pvalue.AsSingleton(self.tokenizer_file), beam.pvalue.AsSingleton(rejected),
+            beam.pvalue.AsSingleton(accepted))

@@ -1,0 +1,58 @@
+"""Small corpora for the pipeline tests, made from ../shared/corpora, and output readers."""
+import hashlib
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import zstandard
+
+from conftest import corpus_path
+
+EOT = "<|endoftext|>"
+# English, Chinese and Korean text, a few KB from each, cut into paragraph documents.
+SOURCES = ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt", "korean/nsmc_reviews_4M.txt"]
+
+
+def paragraphs(relative: str, limit: int) -> list[str]:
+    """The first `limit` bytes of a corpus file as documents of up to 8 lines each."""
+    text = corpus_path(relative).read_bytes()[:limit].decode("utf-8", "ignore").replace("\r\n", "\n")
+    lines = text.split("\n")
+    docs = ["\n".join(lines[i:i + 8]) for i in range(0, len(lines), 8)]
+    return [d for d in docs if d.strip()]
+
+
+def write_zst_shards(directory: Path, docs: list[str], shards: int) -> dict[str, str]:
+    """Write docs round-robin into `shards` .jsonl.zst files; {"file:line": text}."""
+    expected = {}
+    for s in range(shards):
+        path = directory / f"part-{s}.jsonl.zst"
+        part = docs[s::shards]
+        lines = "".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in part)
+        path.write_bytes(zstandard.ZstdCompressor().compress(lines.encode("utf-8")))
+        expected.update({f"{path}:{i}": t for i, t in enumerate(part, start=1)})
+    return expected
+
+
+_TYPES = {"string": pa.string(), "int32": pa.int32(), "list<int32>": pa.list_(pa.int32())}
+
+
+def schema_from_file() -> pa.Schema:
+    """The shard schema as schemas/shard.arrow.json describes it."""
+    doc = json.loads((Path(__file__).parents[1] / "schemas" / "shard.arrow.json").read_text())
+    return pa.schema([pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"])
+                      for f in doc["fields"]])
+
+
+def read_shards(out: Path) -> list[dict]:
+    """Every row of every Parquet shard, read with the schema from schemas/."""
+    rows = []
+    for path in sorted((out / "shards").glob("*.parquet")):
+        rows += pq.read_table(path, schema=schema_from_file()).to_pylist()
+    return rows
+
+
+def output_digests(out: Path) -> dict[str, str]:
+    """sha256 of every file under an output directory, by relative path."""
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file()}

@@ -1,0 +1,76 @@
+"""Counts files, shards and the manifest: the library pieces the pipeline writes with."""
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from megatron_reader import read_megatron
+from tokfx.corpus import Document, Rejection, split_text_documents
+from tokfx.counts_file import most_frequent, read_counts, write_counts
+from tokfx.manifest import build_manifest
+from tokfx.shards import write_shard
+
+CONFIG = {"vocab_size": 300}
+HASH = "ab" * 32
+
+
+def test_counts_round_trip_with_the_declared_columns(tmp_path):
+    counts = {b" the": 10, b"\xff\x00": 2**40, b"a": 1}
+    write_counts(tmp_path / "c.parquet", counts)
+    assert read_counts(tmp_path / "c.parquet") == counts
+    schema = pq.read_schema(tmp_path / "c.parquet")
+    assert schema.field("pretoken").type == pa.binary() and schema.field("count").type == pa.uint64()
+
+
+def test_a_parquet_file_with_other_columns_is_refused(tmp_path):
+    pq.write_table(pa.table({"word": ["a"], "n": [1]}), tmp_path / "other.parquet")
+    with pytest.raises(ValueError, match="pretoken: binary, count: uint64"):
+        read_counts(tmp_path / "other.parquet")
+
+
+def test_most_frequent_breaks_ties_toward_the_smaller_pretoken():
+    counts = {b"b": 5, b"a": 5, b"c": 9, b"d": 1}
+    assert most_frequent(counts, 2) == {b"c": 9, b"a": 5}
+
+
+def test_a_shard_does_not_depend_on_the_order_documents_arrive_in(tmp_path):
+    docs = [(f"doc{i}", list(range(i)), f"f:{i}") for i in range(30)]
+    first = write_shard(tmp_path, "a", docs, 300, {"k": "v"})
+    random.Random(1).shuffle(docs)
+    second = write_shard(tmp_path, "b", docs, 300, {"k": "v"})
+    for suffix in (".parquet", ".bin", ".idx"):
+        assert (tmp_path / f"a{suffix}").read_bytes() == (tmp_path / f"b{suffix}").read_bytes()
+    assert first["documents"] == 30 and first["empty_documents"] == 1
+    assert first["tokens"] == sum(range(30)) == second["tokens"]
+    seqs, _, _ = read_megatron(tmp_path / "a")
+    assert seqs == [list(range(i)) for i in sorted(range(30), key=lambda i: f"doc{i}")]
+
+
+def _shard(documents):
+    return {"index": 0, "files": {"shards/s.parquet": "cd" * 32}, "documents": documents,
+            "empty_documents": 0, "tokens": 5, "bytes": 9}
+
+
+def test_the_manifest_refuses_counts_that_do_not_add_up():
+    totals = {"documents_read": 10, "documents_rejected": 1, "files_rejected": 0,
+              "documents_empty": 0, "bytes": 9, "tokens": 5}
+    assert build_manifest(CONFIG, HASH, [_shard(9)], totals)["totals"]["documents_written"] == 9
+    with pytest.raises(ValueError, match="do not add up"):
+        build_manifest(CONFIG, HASH, [_shard(8)], totals)
+
+
+def test_text_ranges_cut_at_separators_give_the_documents_of_the_whole():
+    sep = "<|endoftext|>"
+    data = sep.join(["one", "", "twó", "three\n", ""]).encode() + b"tail"
+    whole = list(split_text_documents(data, 0, "f.txt", [sep]))
+    assert [d.text for d in whole] == ["one", "twó", "three\n", "tail"]
+    cuts = [0] + [i for i in range(len(data)) if data.startswith(sep.encode(), i)] + [len(data)]
+    parts = [d for a, b in zip(cuts, cuts[1:]) for d in split_text_documents(data[a:b], a, "f.txt", [sep])]
+    assert parts == whole and all(isinstance(d, Document) for d in parts)
+    assert whole[1].id == f"f.txt@{len(b'one') + 2 * len(sep)}"
+
+
+def test_invalid_utf8_in_a_text_range_names_the_byte():
+    [rejection] = split_text_documents(b"ok \xc3\x28", 100, "f.txt", [])
+    assert rejection == Rejection("f.txt", None, "not valid UTF-8 at byte 103")

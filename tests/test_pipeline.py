@@ -1,0 +1,172 @@
+"""The Beam pipeline end to end on DirectRunner, against tokfx run in process."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import fastjsonschema
+import pyarrow.parquet as pq
+import pytest
+
+import tokfx
+from beam_jobs.pipelines import run
+from megatron_reader import read_megatron
+from pipeline_corpus import (EOT, SOURCES, output_digests, paragraphs, read_shards,
+                             schema_from_file, write_zst_shards)
+from tokfx.counts_file import read_counts
+from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
+
+SCHEMAS = Path(__file__).parents[1] / "schemas"
+VOCAB = 400
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    docs = [p for source in SOURCES for p in paragraphs(source, 12_000)] + [""]
+    directory = tmp_path_factory.mktemp("corpus")
+    return directory, write_zst_shards(directory, docs, shards=3)
+
+
+def run_pipeline(corpus_dir, out, *extra):
+    return run("run", ["--input", str(corpus_dir / "*.jsonl.zst"), "--output", str(out),
+                       "--vocab-size", str(VOCAB), "--num-shards", "3", "-q", *extra])
+
+
+@pytest.fixture(scope="module")
+def first_run(corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "out"
+    counters = run_pipeline(corpus[0], out)
+    return out, counters
+
+
+def test_tokenizer_equals_in_process_training(corpus, first_run):
+    out, _ = first_run
+    expected = tokfx.train(list(corpus[1].values()), vocab_size=VOCAB, special_tokens=[EOT])
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    assert {p.name for p in (out / "tokenizer").iterdir()} == {
+        "tokfx.json", "vocab.json", "merges.txt", "tokenizer.json"}
+
+
+def test_every_document_is_encoded_in_parquet_and_megatron(corpus, first_run):
+    out, _ = first_run
+    tokenizer = tokfx.Tokenizer.load(out / "tokenizer")
+    rows = read_shards(out)
+    assert sorted(r["id"] for r in rows) == sorted(corpus[1])
+    for row in rows:
+        assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]])
+        assert row["num_tokens"] == len(row["input_ids"]) and row["source"] == row["id"]
+    for path in sorted((out / "shards").glob("*.parquet")):
+        table = pq.read_table(path)
+        ids = table.column("id").to_pylist()
+        assert ids == sorted(ids), "documents are ordered by id within a shard"
+        seqs, _, doc_index = read_megatron(path.with_suffix(""))
+        assert seqs == table.column("input_ids").to_pylist()
+        assert doc_index == list(range(len(seqs) + 1))
+        footer = table.schema.metadata
+        assert footer[b"tokfx.tokenizer_hash"].decode() == tokenizer_hash(tokenizer)
+        assert json.loads(footer[b"tokfx.config"])["vocab_size"] == VOCAB
+
+
+def test_parquet_schema_matches_the_schema_file(first_run):
+    for path in (first_run[0] / "shards").glob("*.parquet"):
+        assert pq.read_schema(path).remove_metadata().equals(schema_from_file())
+
+
+def test_manifest_validates_and_adds_up(corpus, first_run):
+    out, counters = first_run
+    manifest = json.loads((out / "manifest.json").read_text())
+    fastjsonschema.compile(json.loads((SCHEMAS / "manifest.schema.json").read_text()))(manifest)
+    for shard in manifest["shards"]:
+        for name, digest in shard["files"].items():
+            assert output_digests(out)[name] == digest
+    totals = manifest["totals"]
+    texts = corpus[1].values()
+    assert totals["documents_read"] == len(corpus[1]) == totals["documents_written"]
+    assert totals["documents_rejected"] == 0 and totals["documents_empty"] == 1
+    assert totals["bytes"] == sum(len(t.encode()) for t in texts)
+    assert totals["tokens"] == sum(s["tokens"] for s in manifest["shards"]) == counters["tokens"]
+    assert counters["documents_read"] == len(corpus[1])
+
+
+def test_a_second_run_is_byte_identical(corpus, first_run, tmp_path):
+    run_pipeline(corpus[0], tmp_path / "again")
+    assert output_digests(tmp_path / "again") == output_digests(first_run[0])
+
+
+def test_portable_runner_is_byte_identical(corpus, first_run, tmp_path):
+    run_pipeline(corpus[0], tmp_path / "portable", "--runner=PortableRunner",
+                 "--job_endpoint=embed", "--environment_type=LOOPBACK")
+    assert output_digests(tmp_path / "portable") == output_digests(first_run[0])
+
+
+def _installed_outside_the_source_tree() -> bool:
+    """Whether a fresh interpreter outside this checkout finds beam_jobs (the workers must)."""
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('beam_jobs') is None)"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-c", probe], cwd="/", env=env).returncode == 0
+
+
+def test_two_worker_processes_are_byte_identical(corpus, first_run, tmp_path, monkeypatch):
+    if not _installed_outside_the_source_tree():
+        pytest.skip("multi_processing workers import tokfx from the installed package only:"
+                    " pip install . to run this test")
+    monkeypatch.chdir(tmp_path)  # the workers must not find the source tree in their cwd
+    run_pipeline(corpus[0], tmp_path / "multi", "--direct_running_mode=multi_processing",
+                 "--direct_num_workers=2")
+    assert output_digests(tmp_path / "multi") == output_digests(first_run[0])
+
+
+def test_count_then_train_from_counts(corpus, tmp_path):
+    counts_file = tmp_path / "counts.parquet"
+    run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(counts_file), "-q"])
+    texts = list(corpus[1].values())
+    assert read_counts(counts_file) == tokfx.count_pretokens(texts, special_tokens=[EOT])
+    from tokfx.cli import main
+    assert main(["train", "--counts", str(counts_file), "-o", str(tmp_path / "tok"),
+                 "--vocab-size", str(VOCAB), "-q"]) == 0
+    expected = tokfx.train(texts, vocab_size=VOCAB, special_tokens=[EOT])
+    assert (tmp_path / "tok" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+
+
+def test_count_pruning(corpus, tmp_path):
+    counts_file = tmp_path / "counts.parquet"
+    run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(counts_file), "-q",
+                  "--min-pretoken-count", "2", "--max-pretokens", "50"])
+    full = tokfx.count_pretokens(list(corpus[1].values()), special_tokens=[EOT])
+    ranked = sorted(((k, v) for k, v in full.items() if v >= 2), key=lambda kv: (-kv[1], kv[0]))
+    assert read_counts(counts_file) == dict(ranked[:50])
+
+
+def test_encode_an_existing_tokenizer_with_eos(corpus, first_run, tmp_path):
+    from tokfx.cli import main
+    tok_dir = first_run[0] / "tokenizer"
+    assert main(["encode", str(tok_dir), "--output-dir", str(tmp_path / "enc"), "--input",
+                 str(corpus[0] / "*.jsonl.zst"), "--append-eos", "--num-shards", "2", "-q"]) == 0
+    tokenizer = tokfx.Tokenizer.load(tok_dir)
+    eot = tokenizer.token_to_id(EOT)
+    rows = read_shards(tmp_path / "enc")
+    assert len(rows) == len(corpus[1])
+    for row in rows:
+        assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]]) + [eot]
+
+
+def test_run_without_arguments_uses_the_sample_corpus(tmp_path):
+    # The tokfx this test imported (installed, or the source tree), run from an empty folder.
+    env = {**os.environ, "PYTHONPATH": str(Path(tokfx.__file__).parents[1])}
+    result = subprocess.run([sys.executable, "-m", "tokfx.cli", "run"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "tokfx-out" / "manifest.json").read_text())
+    assert manifest["totals"]["documents_written"] == manifest["totals"]["documents_read"] > 0
+    assert "documents written" in result.stderr and "tokfx-out" in result.stderr
+
+
+def test_run_with_append_eos(corpus, first_run, tmp_path):
+    run_pipeline(corpus[0], tmp_path / "eos", "--append-eos")
+    tokenizer = tokfx.Tokenizer.load(first_run[0] / "tokenizer")
+    eot = tokenizer.token_to_id(EOT)
+    rows = read_shards(tmp_path / "eos")
+    assert len(rows) == len(corpus[1])
+    for row in rows:
+        assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]]) + [eot]

@@ -1,0 +1,160 @@
+"""ReadCorpus and bad input: .txt split into ranges, each bad input under fail and skip."""
+import gzip
+import json
+
+import apache_beam as beam
+import pytest
+import zstandard
+from apache_beam.testing import test_pipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from beam_jobs.read import ReadCorpus, _PlanReads
+from pipeline_corpus import EOT, paragraphs, read_shards
+from tokfx.cli import main
+
+GOOD = [{"text": "a good document"}, {"text": "another one"}]
+
+
+def _jsonl(records) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+def test_txt_in_many_ranges_gives_the_documents_of_a_sequential_read(tmp_path):
+    docs = paragraphs("english/pg2701_moby_dick.txt", 60_000)
+    data = (EOT + "\n").join(docs).encode("utf-8")
+    path = tmp_path / "stories.txt"
+    path.write_bytes(data)
+    # Sequential reference: split the whole file at the separator, ids are byte offsets.
+    expected, offset = [], 0
+    for piece in data.split(EOT.encode()):
+        if piece:
+            expected.append((f"{path}@{offset}", piece.decode("utf-8")))
+        offset += len(piece) + len(EOT.encode())
+    plan = _PlanReads("fail", (EOT,), 2000)
+    plan.setup()
+    assert len(list(plan.process(str(path)))) > 20
+    with test_pipeline.TestPipeline() as p:
+        read = p | ReadCorpus([str(path)], special_tokens=[EOT], txt_range_bytes=2000)
+        assert_that(read["documents"] | beam.Map(lambda d: (d.id, d.text)), equal_to(expected))
+
+
+def _zst_cut(records):
+    data = zstandard.ZstdCompressor().compress(_jsonl(records * 300))
+    return data[: len(data) // 2]
+
+
+def _gz_cut(records):
+    data = gzip.compress(_jsonl(records * 300))
+    return data[: len(data) // 2]
+
+
+# name, file content, line of the rejection (None: the whole file), reason.
+BAD_INPUTS = [
+    ("bad.jsonl", _jsonl(GOOD[:1]) + b"{not json\n", 2, "not JSON"),
+    ("bad.jsonl", _jsonl(GOOD[:1]) + b'{"other": 1}\n', 2, "no 'text' field"),
+    ("bad.jsonl", _jsonl(GOOD[:1]) + b'{"text": 5}\n', 2, "field 'text' is int, not a string"),
+    ("bad.jsonl", _jsonl(GOOD[:1]) + b'{"text": "caf\xe9"}\n', 2, "not valid UTF-8"),
+    ("bad.jsonl", _jsonl(GOOD[:1]) + b'{"text": "\\ud800"}\n', 2, "not valid UTF-8"),
+    ("bad.txt", b"fine " + EOT.encode() + b"bad \xc3\x28", None, "not valid UTF-8 at byte"),
+    ("cut.jsonl.zst", _zst_cut(GOOD), None, "truncated or corrupt"),
+    ("cut.jsonl.gz", _gz_cut(GOOD), None, "truncated or corrupt"),
+    ("empty.jsonl", b"", None, "empty file"),
+    ("empty.txt", b"", None, "empty file"),
+]
+IDS = ["not-json", "no-field", "not-string", "bad-utf8", "lone-surrogate", "bad-utf8-txt",
+       "truncated-zst", "truncated-gz", "empty-jsonl", "empty-txt"]
+
+
+def _corpus(tmp_path, name, content):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "good.jsonl").write_bytes(_jsonl(GOOD))
+    (tmp_path / "in" / name).write_bytes(content)
+    return ["--input", str(tmp_path / "in" / "good.jsonl"), "--input", str(tmp_path / "in" / name),
+            "--vocab-size", "270", "--num-shards", "2", "-q"]
+
+
+@pytest.mark.parametrize("name, content, line, reason", BAD_INPUTS, ids=IDS)
+def test_fail_stops_with_one_message_naming_file_and_line(tmp_path, capsys, name, content,
+                                                          line, reason):
+    out = tmp_path / "out"
+    assert main(["run", *_corpus(tmp_path, name, content), "--output", str(out)]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    where = f"{tmp_path / 'in' / name}" + (f":{line}" if line is not None else "")
+    assert last.startswith(f"tokfx: error: {where}: ") and reason in last
+    assert not (out / "manifest.json").exists()
+
+
+@pytest.mark.parametrize("name, content, line, reason", BAD_INPUTS, ids=IDS)
+def test_skip_records_the_rejection_and_the_counts_add_up(tmp_path, name, content, line, reason):
+    out = tmp_path / "out"
+    assert main(["run", *_corpus(tmp_path, name, content), "--output", str(out),
+                 "--on-error=skip"]) == 0
+    rejected = [json.loads(x) for x in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
+    assert len(rejected) == 1
+    assert rejected[0]["file"] == str(tmp_path / "in" / name) and rejected[0]["line"] == line
+    assert reason in rejected[0]["reason"]
+    totals = json.loads((out / "manifest.json").read_text())["totals"]
+    rows = read_shards(out)
+    assert totals["documents_written"] == len(rows) >= len(GOOD)
+    assert totals["documents_read"] == totals["documents_written"] + totals["documents_rejected"]
+    assert (totals["documents_rejected"], totals["files_rejected"]) == ((1, 0) if line else (0, 1))
+
+
+@pytest.mark.parametrize("policy", ["fail", "skip"])
+def test_a_pattern_matching_nothing(tmp_path, capsys, policy):
+    args = _corpus(tmp_path, "other.jsonl", _jsonl(GOOD)) + ["--input", str(tmp_path / "no*.jsonl")]
+    code = main(["run", *args, "--output", str(tmp_path / "out"), f"--on-error={policy}"])
+    if policy == "fail":
+        assert code == 2
+        assert capsys.readouterr().err.strip().splitlines()[-1] == (
+            f"tokfx: error: {tmp_path / 'no*.jsonl'}: the pattern matches no file")
+    else:
+        assert code == 0
+        rejected = json.loads((tmp_path / "out" / "rejected" / "rejected.jsonl").read_text())
+        assert rejected == {"file": str(tmp_path / "no*.jsonl"), "line": None,
+                            "reason": "the pattern matches no file"}
+
+
+@pytest.mark.parametrize("policy", ["fail", "skip"])
+def test_an_empty_document_is_kept_and_counted(tmp_path, policy):
+    args = _corpus(tmp_path, "with-empty.jsonl", _jsonl([{"text": ""}]))
+    assert main(["run", *args, "--output", str(tmp_path / "out"), f"--on-error={policy}"]) == 0
+    rows = read_shards(tmp_path / "out")
+    empty = [r for r in rows if r["id"].endswith("with-empty.jsonl:1")]
+    assert len(empty) == 1 and empty[0]["input_ids"] == [] and empty[0]["num_tokens"] == 0
+    totals = json.loads((tmp_path / "out" / "manifest.json").read_text())["totals"]
+    assert totals["documents_empty"] == 1 and totals["documents_written"] == 3
+    assert not (tmp_path / "out" / "rejected").exists()
+
+
+def test_fail_message_through_the_portable_runner(tmp_path, capsys):
+    """The portable job API (as on Flink and Spark) wraps the error as text; still one line."""
+    name, content, line, reason = BAD_INPUTS[0]
+    args = _corpus(tmp_path, name, content) + ["--output", str(tmp_path / "out"),
+                                               "--runner=PortableRunner", "--job_endpoint=embed",
+                                               "--environment_type=LOOPBACK"]
+    assert main(["run", *args]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"tokfx: error: {tmp_path / 'in' / name}:{line}: {reason}")
+
+
+def test_a_misspelt_option_is_an_error_not_a_default(tmp_path, capsys):
+    assert main(["run", "--vocab-sise", "300", "--output", str(tmp_path / "out")]) == 2
+    assert "unknown option(s): --vocab_sise" in capsys.readouterr().err
+
+
+def test_id_field_names_the_documents(tmp_path):
+    records = [{"id": f"doc-{i:02d}", "text": f"text number {i}"} for i in (5, 3, 11, 0)]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "ids.jsonl").write_bytes(_jsonl(records + [{"text": "no id"}]))
+    out = tmp_path / "out"
+    assert main(["run", "--input", str(tmp_path / "in" / "ids.jsonl"), "--id-field", "id",
+                 "--vocab-size", "270", "--num-shards", "1", "--output", str(out),
+                 "--on-error=skip", "-q"]) == 0
+    rows = read_shards(out)
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in records)
+    by_id = {r["id"]: r for r in records}
+    assert all(row["source"] == f"{tmp_path / 'in' / 'ids.jsonl'}:{records.index(by_id[row['id']]) + 1}"
+               for row in rows)
+    [rejected] = [json.loads(x) for x in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
+    assert rejected["line"] == 5 and rejected["reason"] == "no 'id' field"

@@ -1,0 +1,73 @@
+"""Tokenized output shards: which shard a document goes to, and writing one shard.
+
+A shard is a Parquet file (schema in schemas/shard.arrow.json, zstd, footer metadata with the
+tokenizer hash and the run's config) plus Megatron `.bin`/`.idx` holding the same documents in
+the same order (ordered by id, so the files do not depend on the order documents arrived in).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import mmh3
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tokfx.megatron import MegatronWriter
+
+_ARROW_TYPES = {"string": pa.string(), "int32": pa.int32(), "list<int32>": pa.list_(pa.int32())}
+
+
+def shard_index(doc_id: str, num_shards: int) -> int:
+    """A document's shard: a hash of its id, the same on every machine and run."""
+    return mmh3.hash(doc_id.encode("utf-8"), 0, signed=False) % num_shards
+
+
+@cache
+def shard_schema() -> pa.Schema:
+    """The Arrow schema of a shard, built from schemas/shard.arrow.json."""
+    doc = json.loads(resources.files("tokfx.schemas").joinpath("shard.arrow.json").read_text())
+    return pa.schema([pa.field(f["name"], _ARROW_TYPES[f["type"]], nullable=f["nullable"])
+                      for f in doc["fields"]])
+
+
+def shard_name(index: int, num_shards: int) -> str:
+    return f"shard-{index:05d}-of-{num_shards:05d}"
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_shard(directory: str | os.PathLike, name: str,
+                docs: Sequence[tuple[str, Sequence[int], str]], vocab_size: int,
+                metadata: Mapping[str, str]) -> dict:
+    """Write `name.parquet`, `name.bin`, `name.idx` for (id, ids, source) docs, sorted by id.
+
+    Returns the shard's entry for the manifest (file sha256s, documents, tokens).
+    """
+    directory = Path(directory)
+    docs = sorted(docs, key=lambda d: (d[0], d[2]))
+    ids_column = [list(ids) for _, ids, _ in docs]
+    table = pa.table({"id": [d[0] for d in docs], "input_ids": ids_column,
+                      "num_tokens": [len(ids) for ids in ids_column],
+                      "source": [d[2] for d in docs]},
+                     schema=shard_schema().with_metadata(dict(metadata)))
+    pq.write_table(table, directory / f"{name}.parquet", compression="zstd")
+    with MegatronWriter(directory / name, vocab_size) as megatron:
+        for ids in ids_column:
+            megatron.add(ids)
+    files = [f"{name}.parquet", f"{name}.bin", f"{name}.idx"]
+    return {"files": {f: file_sha256(directory / f) for f in files},
+            "documents": len(docs),
+            "empty_documents": sum(1 for ids in ids_column if not ids),
+            "tokens": sum(map(len, ids_column))}
