@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
 
 from array import array
 from bisect import bisect_right
@@ -50,9 +51,12 @@ class Tokenizer:
         self._encoder = BPEEncoder(self._merges,
                                    [self._ids_by_token[alphabet.token([s])] for s in range(alphabet.size)],
                                    cjk_prefix_ids=alphabet.cjk_prefix_ids)
-        if alphabet.name != "bytes":
-            # Each token's symbols as int32 bytes: decoding joins them in C, not symbol by symbol.
-            self._packed = [array("i", t).tobytes() for t in self._tokens]
+
+    @cached_property
+    def _packed(self) -> list[bytes]:
+        """Each cjk token's symbols as int32 bytes: decoding joins them in C, not symbol by
+        symbol. Built on the first decode, so training does not pay for it."""
+        return [array("i", t).tobytes() for t in self._tokens]
 
     def _check(self) -> None:
         n = len(self._tokens)
@@ -60,8 +64,11 @@ class Tokenizer:
             if not 0 <= i < n or self._tokens[i] != self.alphabet.token_of_text(name):
                 raise ValueError(f"special token {name!r}: id {i} does not hold its text")
         if self.alphabet.name != "bytes":
+            # With no token empty, a merged token is its two shorter parts joined (checked
+            # below), so checking the symbols of the others checks every token.
+            merged_ids = {m for _, _, m in self._merges}
             for i, token in enumerate(self._tokens):
-                if not token or not all(0 <= s < self.alphabet.size for s in token):
+                if not token or (i not in merged_ids and not 0 <= min(token) <= max(token) < self.alphabet.size):
                     raise ValueError(f"token {i} is empty or has a symbol outside the alphabet"
                                      f" 0..{self.alphabet.size - 1}")
         for rank, (left, right, merged) in enumerate(self._merges):
