@@ -122,15 +122,16 @@ class Alphabet:
     def decode(self, symbols: Sequence[int], errors: str = "replace") -> str:
         """Text of base symbols; decode errors become U+FFFD, or raise DecodeError ("strict")
         naming the index of the symbol where the first one starts."""
-        return self.decode_located(symbols, errors, lambda position: position)[0]
+        return self.decode_located(symbols, errors)[0]
 
     def decode_errors(self, symbols: Sequence[int]) -> int:
-        return self.decode_located(symbols, "replace", lambda position: position)[1]
+        return self.decode_located(symbols, "replace")[1]
 
     def decode_located(self, symbols: Sequence[int], errors: str,
-                       locate: Callable[[int], int]) -> tuple[str, int]:
+                       locate: Callable[[int], int] = int) -> tuple[str, int]:
         """(text, number of decode errors); locate turns a symbol index into the position a
-        strict DecodeError names (a Tokenizer names the id holding the symbol)."""
+        strict DecodeError names (default: the symbol index itself; a Tokenizer names the id
+        holding the symbol)."""
         if errors not in ("replace", "strict"):
             raise ValueError(f"errors must be 'replace' or 'strict', got {errors!r}")
         if self.name == "bytes":
@@ -144,8 +145,7 @@ class Alphabet:
             starts = decode_symbols(array("i", symbols), self.groups, True)[2]
             return bisect_right(starts, offset) - 1
 
-        return utf8_text(data, marks, errors, lambda offset: locate(symbol_at(offset)),
-                         lambda k: locate(k))
+        return utf8_text(data, marks, errors, lambda offset: locate(symbol_at(offset)), locate)
 
 
 BYTES = Alphabet("bytes")
