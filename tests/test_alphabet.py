@@ -184,7 +184,9 @@ MIXED = st.text(alphabet=st.one_of(
     st.characters(min_codepoint=0x80, max_codepoint=0x7FF),
     st.characters(min_codepoint=0x800, max_codepoint=0xFFFF, exclude_categories=["Cs"]),
     st.characters(min_codepoint=0x10000),
-    st.sampled_from("众唤認ʤ\ufffdぁ가"),
+    # Bytes that look like h2/h3 values (ʤ = CA A4), U+FFFD, and the edges around the
+    # surrogates and the 2-, 3- and 4-byte ranges.
+    st.sampled_from("众唤認ʤ\ufffdぁ가\u07ff\u0800\ud7ff\ue000\uffff\U00010000"),
 ), max_size=60)
 
 

@@ -97,7 +97,8 @@ def test_worked_example_encodes_through_the_tokenizer():
 MIXED_TEXT = st.lists(st.one_of(
     st.characters(max_codepoint=0x7F), st.characters(min_codepoint=0x80, max_codepoint=0x7FF),
     st.characters(min_codepoint=0x800, max_codepoint=0xFFFF, exclude_categories=["Cs"]),
-    st.characters(min_codepoint=0x10000), st.sampled_from(["众", "唤", "ʤ", EOT, " 認識", "\ufffd"])),
+    st.characters(min_codepoint=0x10000), st.sampled_from(["众", "唤", "ʤ", EOT, " 認識", "\ufffd", "\ud7ff", "\ue000", "\uffff",
+                                                  "\u0800", "\U00010000"])),
     max_size=80).map("".join)
 
 
