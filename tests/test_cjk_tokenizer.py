@@ -84,6 +84,17 @@ def test_encoding_matches_the_reference_per_pre_token(cjk):
         assert cjk._encoder.encode_piece(piece) == encode_piece(piece, cjk.merge_ids, symbol_ids, GROUPS)
 
 
+def test_long_pieces_take_the_heap_path_and_match_the_reference(cjk):
+    # Pieces above 64 symbols are merged with a heap in the core, not in rounds.
+    rng = random.Random(8)
+    pool = "众唤認識漢字红楼梦水浒传人醒かなカナ한국어텍스트"
+    symbol_ids = list(range(515))
+    for _ in range(30):
+        piece = "".join(rng.choices(pool, k=rng.randint(30, 120))).encode()
+        assert len(cjk_symbols(piece, GROUPS)) > 64
+        assert cjk._encoder.encode_piece(piece) == encode_piece(piece, cjk.merge_ids, symbol_ids, GROUPS)
+
+
 def test_worked_example_encodes_through_the_tokenizer():
     # With no merges, encoding is the alphabet mapping itself.
     tok = tokfx.train(["x"], vocab_size=516, alphabet="cjk")
