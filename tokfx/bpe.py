@@ -22,7 +22,8 @@ def train_bpe_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
     merges = train_bpe_merges(counts, vocab_size - alphabet.size - len(specials), alphabet=alphabet,
                               progress=progress)
     tokens = token_bytes(merges, alphabet)
-    id_merges = [(left, right, alphabet.size + rank) for rank, (left, right) in enumerate(merges)]
+    first_merged = alphabet.size
+    id_merges = [(left, right, first_merged + rank) for rank, (left, right) in enumerate(merges)]
     special_ids = {name: len(tokens) + i for i, name in enumerate(specials)}
     tokens += [alphabet.token_of_text(name) for name in specials]
     return Tokenizer(tokens, id_merges, special_ids, pattern, "bpe", {"vocab_size": vocab_size},

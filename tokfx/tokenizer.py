@@ -67,10 +67,10 @@ class Tokenizer:
             # With no token empty, a merged token is its two shorter parts joined (checked
             # below), so checking the symbols of the others checks every token.
             merged_ids = {m for _, _, m in self._merges}
+            size = self.alphabet.size
             for i, token in enumerate(self._tokens):
-                if not token or (i not in merged_ids and not 0 <= min(token) <= max(token) < self.alphabet.size):
-                    raise ValueError(f"token {i} is empty or has a symbol outside the alphabet"
-                                     f" 0..{self.alphabet.size - 1}")
+                if not token or (i not in merged_ids and not 0 <= min(token) <= max(token) < size):
+                    raise ValueError(f"token {i} is empty or has a symbol outside the alphabet 0..{size - 1}")
         for rank, (left, right, merged) in enumerate(self._merges):
             if not (0 <= left < n and 0 <= right < n and 0 <= merged < n):
                 raise ValueError(f"merge {rank} {(left, right, merged)}: id out of range 0..{n - 1}")
