@@ -219,3 +219,14 @@ def test_bytes_alphabet_is_unchanged():
     tok = tokfx.train(counts, vocab_size=270)
     assert tok.alphabet.name == "bytes" and tok.tokens[:256] == [(b,) for b in range(256)]
     assert tok.decode(tok.encode("众 hello")) == "众 hello"
+
+
+def test_encoder_checks_its_cjk_arguments():
+    from tokfx._bpe_encode import BPEEncoder
+
+    prefixes = [-1, 512, 513, 514]  # groups 0x39-0x3B
+    assert BPEEncoder([], range(515), cjk_prefix_ids=prefixes).encode_piece("众".encode()) == [512, 286, 407]
+    with pytest.raises(ValueError, match="symbol_ids must hold 515 ids, got 256"):
+        BPEEncoder([], range(256), cjk_prefix_ids=prefixes)
+    with pytest.raises(ValueError, match="is not -1 or a prefix symbol"):
+        BPEEncoder([], range(515), cjk_prefix_ids=[-1, 512, 513, 600])

@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import cached_property
-
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
 from itertools import accumulate
 
 from tokfx._bpe_encode import BPEEncoder
 from tokfx.alphabet import BYTES, Alphabet
-from tokfx.merge_table import merges_as_ids
+from tokfx.merge_table import base_symbol_ids, merges_as_ids
 from tokfx.pretokenize import PreTokenizer
 
 # encode_iterable keeps at most about this many characters pending when the input offers no
@@ -44,12 +43,7 @@ class Tokenizer:
         self._ids_by_token: dict = {}
         for i, token in enumerate(self._tokens):
             self._ids_by_token.setdefault(token, i)
-        missing = [s for s in range(alphabet.size) if alphabet.token([s]) not in self._ids_by_token]
-        if missing:
-            raise ValueError(f"the vocabulary lacks {len(missing)} base symbols of the {alphabet.name}"
-                             f" alphabet, e.g. {alphabet.show([missing[0]])}")
-        self._encoder = BPEEncoder(self._merges,
-                                   [self._ids_by_token[alphabet.token([s])] for s in range(alphabet.size)],
+        self._encoder = BPEEncoder(self._merges, base_symbol_ids(self._ids_by_token, alphabet),
                                    cjk_prefix_ids=alphabet.cjk_prefix_ids)
 
     @cached_property
