@@ -42,3 +42,12 @@ def test_token_counts_and_decode_errors():
     h3_alone, h2_alone = 384, 256
     # Each output is decoded on its own: an h2 at the end of one is not completed by the next.
     assert decode_errors(tok, [[h3_alone], tok.encode("众"), [512, h2_alone], [0xFF, 0x41]]) == 3
+
+
+def test_undefined_metrics_are_refused():
+    with pytest.raises(ValueError, match="empty text"):
+        base_symbols_per_char("", CJK)
+    with pytest.raises(ValueError, match="at least 2 tokens"):
+        renyi_efficiency({1: 3}, 1)
+    with pytest.raises(ValueError, match="no tokens"):
+        renyi_efficiency({}, 10)
