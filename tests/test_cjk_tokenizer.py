@@ -121,21 +121,21 @@ def test_decode_encode_round_trips(cjk, text):
     assert cjk.decode_errors(ids) == 0
 
 
+@pytest.mark.parametrize("groups", [GROUPS, (0x38,) + GROUPS], ids=["default", "with-0x38"])
 @pytest.mark.parametrize("name", CORPUS_FILES)
-def test_corpora_round_trip(name):
-    tokenizer = _corpus_tokenizer()
+def test_corpora_round_trip(name, groups):
+    tokenizer = _corpus_tokenizer(groups)
     text = corpus_path(name).read_bytes().decode("utf-8")
-    assert tokenizer.decode(tokenizer.encode(text)) == text
+    assert tokenizer.decode(tokenizer.encode(text), errors="strict") == text
 
 
 _trained = {}
 
 
-def _corpus_tokenizer():
-    if "zh" not in _trained:
-        _trained["zh"] = tokfx.train(chinese_sample(), vocab_size=2000, alphabet="cjk",
-                                     cjk_groups=(0x38, 0x39, 0x3A, 0x3B))
-    return _trained["zh"]
+def _corpus_tokenizer(groups):
+    if groups not in _trained:
+        _trained[groups] = tokfx.train(chinese_sample(), vocab_size=2000, alphabet="cjk", cjk_groups=groups)
+    return _trained[groups]
 
 
 def test_random_ids_never_crash_decode(cjk):
