@@ -1,5 +1,6 @@
-"""Byte-level BPE encoding: within each pre-token, start from the byte ids and repeatedly apply
-the lowest-rank merge present, replacing its occurrences left to right without overlap.
+"""Byte-level BPE encoding: within each pre-token, start from the ids of its base symbols (its
+bytes, or with the cjk alphabet its remapped symbols) and repeatedly apply the lowest-rank merge
+present, replacing its occurrences left to right without overlap.
 
 Twin: tokfx.reference.bpe_encode (the tests run both on random merge tables and on GPT-2).
 """
@@ -13,9 +14,11 @@ from libc.string cimport memcmp, memcpy
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
+from cjk_remap cimport cjk_symbols
+
 cdef enum:
     NO_RANK = 2147483647  # INT32_MAX: no merge for this pair
-    # Pieces up to this many bytes use the plain O(n^2) rounds, which beat a heap on the short
+    # Pieces up to this many symbols use the plain O(n^2) rounds, which beat a heap on the short
     # pieces that dominate real text; longer ones (CJK runs, whitespace runs) use a heap.
     SHORT_PIECE = 64
     # Longer pieces (mostly CJK runs) rarely repeat: looking them up and storing them costs more
@@ -75,6 +78,10 @@ cdef class BPEEncoder:
     # Open-addressing table (linear probing, at most half full): pair -> (rank, merged id).
     cdef vector[RankSlot] _rank_slots
     cdef int32_t _byte_ids[256]
+    # The cjk alphabet: the id of every base symbol, and cjk_symbols' prefix table.
+    cdef bint _remap
+    cdef vector[int32_t] _symbol_ids
+    cdef int32_t _prefix_ids[4]
     # The piece cache: an open-addressing table (linear probing, at most half full) whose slots
     # point into one arena; a node-based std::unordered_map spent most of the time chasing
     # pointers. It grows up to 2 * cache_size slots and is emptied once it holds cache_size pieces.
@@ -92,15 +99,30 @@ cdef class BPEEncoder:
     # Python ints for the ids below ID_OBJECTS, so building the result list mostly only increfs.
     cdef list _id_objects
 
-    def __init__(self, merges, byte_ids, cache_size=1 << 18):
+    def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None):
+        """symbol_ids: the token id of each base symbol (256 bytes, or with cjk_prefix_ids,
+        the 512 + len(groups) symbols of the cjk alphabet: tokfx.alphabet)."""
         cdef RankSlot* slot
-        byte_ids = list(byte_ids)
-        if len(byte_ids) != 256:
-            raise ValueError(f"byte_ids must hold 256 ids, got {len(byte_ids)}")
+        symbol_ids = list(symbol_ids)
+        self._remap = cjk_prefix_ids is not None
+        expected = 256
+        if self._remap:
+            prefixes = list(cjk_prefix_ids)
+            if len(prefixes) != 4:
+                raise ValueError(f"cjk_prefix_ids must hold 4 entries, got {len(prefixes)}")
+            expected = 512 + sum(p >= 0 for p in prefixes)
+            for k, p in enumerate(prefixes):
+                if not (p == -1 or 512 <= p < expected):
+                    raise ValueError(f"cjk_prefix_ids[{k}] = {p} is not -1 or a prefix symbol")
+                self._prefix_ids[k] = p
+        if len(symbol_ids) != expected:
+            raise ValueError(f"symbol_ids must hold {expected} ids, got {len(symbol_ids)}")
         max_id = -1
-        for b, token_id in enumerate(byte_ids):
-            self._byte_ids[b] = _checked_id(token_id)
+        for token_id in symbol_ids:
+            self._symbol_ids.push_back(_checked_id(token_id))
             max_id = max(max_id, token_id)
+        for b in range(256):
+            self._byte_ids[b] = self._symbol_ids[b]
         merges = list(merges)
         slots = 2
         while slots < 2 * len(merges):
@@ -166,9 +188,15 @@ cdef class BPEEncoder:
                        slot.id_count * sizeof(int32_t))
                 return 0
         self._symbols.clear()
-        for i in range(size):
-            self._symbols.push_back(self._byte_ids[piece[i]])
-        if size <= SHORT_PIECE:
+        if self._remap:
+            self._symbols.resize(size)  # cjk_symbols writes at most one symbol per byte
+            self._symbols.resize(cjk_symbols(piece, size, self._prefix_ids, self._symbols.data()))
+            for i in range(<Py_ssize_t>self._symbols.size()):
+                self._symbols[i] = self._symbol_ids[self._symbols[i]]
+        else:
+            for i in range(size):
+                self._symbols.push_back(self._byte_ids[piece[i]])
+        if <Py_ssize_t>self._symbols.size() <= SHORT_PIECE:
             self._merge_in_rounds()
         else:
             self._merge_with_heap()

@@ -1,4 +1,4 @@
-"""Byte-level BPE training from pre-token counts: the Python face of the tokfx._bpe_train core."""
+"""BPE training from pre-token counts over an alphabet's base symbols: the Python face of the tokfx._bpe_train core."""
 import sys
 import time
 from array import array
@@ -6,28 +6,23 @@ from collections.abc import Mapping
 from itertools import accumulate
 
 from tokfx._bpe_train import train_merges
+from tokfx.alphabet import BYTES, Alphabet
 
-BYTE_ALPHABET_SIZE = 256
-BYTE_KEYS = [bytes([b]) for b in range(BYTE_ALPHABET_SIZE)]
-
-
-def _as_int32_symbols(data: bytes) -> array:
-    """One int32 per byte, by slice assignment into the low byte of each 4-byte slot.
-
-    Much faster than array('i', list(data)); array('i', data) would instead reinterpret every
-    4 bytes as one int.
-    """
-    wide = bytearray(4 * len(data))
-    low_byte = 0 if sys.byteorder == "little" else 3
-    wide[low_byte::4] = data
-    symbols = array("i")
-    symbols.frombytes(wide)
-    return symbols
+BYTE_KEYS = [bytes([b]) for b in range(256)]
 
 
-def train_bpe_merges(counts: Mapping[bytes, int], num_merges: int, *,
+def symbol_keys(alphabet: Alphabet) -> list[bytes]:
+    """Keys whose byte order is the symbol order, so that comparing concatenated keys compares
+    symbol sequences (the tie-break): one byte per symbol, or two big-endian bytes for cjk."""
+    if alphabet.name == "bytes":
+        return BYTE_KEYS
+    return [s.to_bytes(2, "big") for s in range(alphabet.size)]
+
+
+def train_bpe_merges(counts: Mapping[bytes, int], num_merges: int, *, alphabet: Alphabet = BYTES,
                      progress: bool = False) -> list[tuple[int, int]]:
-    """Learn up to `num_merges` merges over the byte alphabet; merge i creates id 256 + i.
+    """Learn up to `num_merges` merges over the alphabet's base symbols; merge i creates id
+    alphabet.size + i.
 
     `counts` maps each pre-token's bytes to how often it occurs. With `progress`, reports to
     stderr every 1,000 merges and once at the end.
@@ -35,24 +30,24 @@ def train_bpe_merges(counts: Mapping[bytes, int], num_merges: int, *,
     start = time.perf_counter()
     # A mapping's keys and values iterate in the same order; values() spares a lookup per word.
     words = list(counts.keys())
-    symbols = _as_int32_symbols(b"".join(words))
-    offsets = array("q", accumulate(map(len, words), initial=0))
+    symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
     word_counts = array("q", counts.values())
 
     def report(done: int, total: int) -> None:
         rate = done / max(time.perf_counter() - start, 1e-9)
         print(f"bpe: {done:,}/{total:,} merges, {rate:,.0f} merges/s", file=sys.stderr)
 
-    merges = train_merges(symbols, offsets, word_counts, BYTE_KEYS, num_merges,
+    merges = train_merges(symbols, offsets, word_counts, symbol_keys(alphabet), num_merges,
                           progress=report if progress else None)
     if progress:
         print(f"bpe: {len(merges):,} merges in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return merges
 
 
-def token_bytes(merges: list[tuple[int, int]]) -> list[bytes]:
-    """Every token's bytes by id: the 256 single bytes, then one per merge."""
-    vocab = list(BYTE_KEYS)
+def token_bytes(merges: list[tuple[int, int]], alphabet: Alphabet = BYTES) -> list:
+    """Every token by id, as the alphabet holds tokens (bytes, or symbol tuples for cjk): the
+    base symbols, then one per merge."""
+    vocab = [alphabet.token([s]) for s in range(alphabet.size)]
     for left, right in merges:
         vocab.append(vocab[left] + vocab[right])
     return vocab

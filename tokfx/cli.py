@@ -16,6 +16,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from tokfx.alphabet import Alphabet
 from tokfx.counts_file import read_counts
 from tokfx.corpus import CorpusError, is_jsonl, iter_jsonl_texts, read_text_file
 from tokfx.parallel_count import add_counts, count_pretokens_file
@@ -60,7 +61,8 @@ def _count_files(args, files: list[Path], special_tokens: list[str]) -> dict[byt
 
 def cmd_train(args) -> None:
     special_tokens = args.special_token if args.special_token is not None else [DEFAULT_SPECIAL]
-    check_vocab_size(args.vocab_size, special_tokens)
+    alphabet = Alphabet.named(args.alphabet, args.cjk_groups)
+    check_vocab_size(args.vocab_size, special_tokens, alphabet)
     resolve_pattern(args.pattern)
     start = time.perf_counter()
     if args.counts:
@@ -75,8 +77,11 @@ def cmd_train(args) -> None:
         counts = _count_files(args, files, special_tokens)
     _log(args, f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all")
     tokenizer = train(counts, args.algorithm, args.vocab_size, special_tokens, args.pattern,
-                      progress=not args.quiet)
+                      alphabet.name, args.cjk_groups, progress=not args.quiet)
     tokenizer.save(args.output)
+    if alphabet.name != "bytes":
+        _log(args, f"{args.alphabet} alphabet: wrote tokfx.json only (GPT-2 and Hugging Face files"
+                   " cannot express it)")
     _log(args, f"trained {tokenizer!r} in {time.perf_counter() - start:.2f} s")
     print(Path(args.output) / "tokfx.json")
 
@@ -105,27 +110,34 @@ def cmd_encode(args) -> None:
             out.close()
 
 
-def _show(token: bytes) -> str:
-    """A token readably: text where it is UTF-8, \\xNN for the bytes that are not."""
-    return repr(token.decode("utf-8", errors="backslashreplace")).replace("\\\\x", "\\x")
+def _groups(text: str) -> tuple[int, ...]:
+    """'39,3a,3b' -> (0x39, 0x3A, 0x3B)."""
+    try:
+        return tuple(int(part, 16) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected hex groups like 39,3a,3b, got {text!r}") from None
 
 
 def cmd_inspect(args) -> None:
     tok = Tokenizer.load(args.tokenizer)
-    lengths = [len(t) for t in tok.vocab.values()]
+    alphabet = tok.alphabet
+    lengths = [len(t) for t in tok.tokens]
     longest = sorted(range(tok.vocab_size), key=lambda i: (-lengths[i], i))[:5]
     merges = tok.merges
+    unit = "bytes" if alphabet.name == "bytes" else "base symbols"
+    groups = f" groups {','.join(f'{p:02x}' for p in alphabet.groups)}" if alphabet.groups else ""
     lines = [
         f"tokenizer:      {args.tokenizer}",
         f"algorithm:      {tok.algorithm} {json.dumps(tok.params)}",
-        f"vocab size:     {tok.vocab_size:,} (256 bytes + {len(merges):,} merges"
+        f"alphabet:       {alphabet.name}{groups} ({alphabet.size} base symbols)",
+        f"vocab size:     {tok.vocab_size:,} ({alphabet.size} {unit} + {len(merges):,} merges"
         f" + {len(tok.special_tokens)} special)",
         f"pattern:        {tok.pattern}",
         f"special tokens: {', '.join(f'{s}={i}' for s, i in tok.special_tokens.items()) or '-'}",
-        f"mean token length: {sum(lengths) / len(lengths):.2f} bytes",
-        "first merges:   " + "  ".join(f"{_show(a)}+{_show(b)}" for a, b in merges[:5]),
-        "last merges:    " + "  ".join(f"{_show(a)}+{_show(b)}" for a, b in merges[-5:]),
-        "longest tokens: " + "  ".join(f"{i}:{_show(tok.id_to_token(i))}" for i in longest),
+        f"mean token length: {sum(lengths) / len(lengths):.2f} {unit}",
+        "first merges:   " + "  ".join(f"{alphabet.show(a)}+{alphabet.show(b)}" for a, b in merges[:5]),
+        "last merges:    " + "  ".join(f"{alphabet.show(a)}+{alphabet.show(b)}" for a, b in merges[-5:]),
+        "longest tokens: " + "  ".join(f"{i}:{tok.show_token(i)}" for i in longest),
     ]
     print("\n".join(lines))
 
@@ -155,6 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--special-token", action="append",
                    help=f"a special token (repeatable; default {DEFAULT_SPECIAL})")
     p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3, or a regex")
+    p.add_argument("--alphabet", default="bytes", choices=["bytes", "cjk"],
+                   help="base symbols: bytes, or cjk (CJK-remapped bytes; tokfx.json only)")
+    p.add_argument("--cjk-groups", type=_groups, default=None,
+                   help="with --alphabet cjk: remapped lead-byte groups in hex (default 39,3a,3b;"
+                        " add 38 for kana and CJK punctuation)")
     p.add_argument("--text-field", default="text", help="JSON field holding the text")
     p.add_argument("--processes", type=int, default=None, help="processes counting a .txt file")
     p.add_argument("--counts", help="train from this pre-token counts file (from tokfx count)"

@@ -1,4 +1,7 @@
-"""A BPE vocabulary as the encode core takes it: merges as id triples, and the id of each byte."""
+"""A BPE vocabulary as the encode core takes it: merges as id triples, and the id of each byte
+(or base symbol)."""
+from tokfx.alphabet import BYTES, Alphabet
+
 
 
 def merges_as_ids(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) -> list[tuple[int, int, int]]:
@@ -15,11 +18,16 @@ def merges_as_ids(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) ->
 
 def byte_ids(vocab: dict[int, bytes]) -> list[int]:
     """The id of each of the 256 single bytes (all must be in vocab)."""
-    ids = token_ids(vocab)
-    missing = [b for b in range(256) if bytes([b]) not in ids]
+    return base_symbol_ids(token_ids(vocab), BYTES)
+
+
+def base_symbol_ids(ids: dict, alphabet: Alphabet) -> list[int]:
+    """The id of each base symbol of the alphabet, from {token: id} (all must be there)."""
+    missing = [s for s in range(alphabet.size) if alphabet.token([s]) not in ids]
     if missing:
-        raise ValueError(f"the vocabulary lacks {len(missing)} single bytes, e.g. {bytes([missing[0]])!r}")
-    return [ids[bytes([b])] for b in range(256)]
+        raise ValueError(f"the vocabulary lacks {len(missing)} base symbols of the {alphabet.name}"
+                         f" alphabet, e.g. {alphabet.show([missing[0]])}")
+    return [ids[alphabet.token([s])] for s in range(alphabet.size)]
 
 
 def token_ids(vocab: dict[int, bytes]) -> dict[bytes, int]:

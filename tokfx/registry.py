@@ -1,7 +1,8 @@
 """Trainers by name: `tokfx.train(..., algorithm=NAME)` dispatches here.
 
-A trainer is `fn(counts, *, vocab_size, special_tokens, pattern, progress, **params) -> Tokenizer`
-over `{pre-token bytes: count}`; each algorithm module registers its own.
+A trainer is `fn(counts, *, vocab_size, special_tokens, pattern, alphabet, progress, **params)
+-> Tokenizer` over `{pre-token bytes: count}`, training over the `tokfx.alphabet.Alphabet`'s
+base symbols; each algorithm module registers its own.
 """
 from __future__ import annotations
 

@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import os
+from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
+from itertools import accumulate
 
 from tokfx._bpe_encode import BPEEncoder
-from tokfx.merge_table import byte_ids, merges_as_ids
+from tokfx.alphabet import BYTES, Alphabet
+from tokfx.merge_table import base_symbol_ids, merges_as_ids
 from tokfx.pretokenize import PreTokenizer
 
 # encode_iterable keeps at most about this many characters pending when the input offers no
@@ -14,17 +19,20 @@ _MAX_PENDING_CHARS = 1 << 20
 
 
 class Tokenizer:
-    """A byte-level BPE tokenizer.
+    """A BPE tokenizer over an alphabet of base symbols (`tokfx.alphabet`: bytes or cjk).
 
-    Ids: every id in `0..vocab_size-1` names one token; `tokens[i]` are its bytes (a special
-    token's bytes are its UTF-8 text). `merges` are `(left_id, right_id, merged_id)` in rank
-    order; encoding applies them lowest rank first within each pre-token.
+    Ids: every id in `0..vocab_size-1` names one token, a sequence of base symbols: bytes for
+    the byte alphabet, a tuple of symbol ids for cjk (whose bytes come from decoding). A
+    special token holds the symbols of its UTF-8 text. `merges` are `(left_id, right_id,
+    merged_id)` in rank order; encoding maps each pre-token to base symbols, then applies them
+    lowest rank first.
     """
 
-    def __init__(self, tokens: Sequence[bytes], merges: Sequence[tuple[int, int, int]],
+    def __init__(self, tokens: Sequence[bytes | Sequence[int]], merges: Sequence[tuple[int, int, int]],
                  special_tokens: Mapping[str, int] | None = None, pattern: str = "gpt2",
-                 algorithm: str = "bpe", params: Mapping | None = None):
-        self._tokens = [bytes(t) for t in tokens]
+                 algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES):
+        self.alphabet = alphabet
+        self._tokens = [alphabet.token(t) for t in tokens]
         self._merges = [tuple(m) for m in merges]
         self._special = dict(special_tokens or {})
         self.algorithm = algorithm
@@ -32,16 +40,31 @@ class Tokenizer:
         self.pretokenizer = PreTokenizer(pattern, list(self._special))
         self.pattern = pattern
         self._check()
-        self._encoder = BPEEncoder(self._merges, byte_ids(self.vocab))
-        self._ids_by_bytes: dict[bytes, int] = {}
+        self._ids_by_token: dict = {}
         for i, token in enumerate(self._tokens):
-            self._ids_by_bytes.setdefault(token, i)
+            self._ids_by_token.setdefault(token, i)
+        self._encoder = BPEEncoder(self._merges, base_symbol_ids(self._ids_by_token, alphabet),
+                                   cjk_prefix_ids=alphabet.cjk_prefix_ids)
+
+    @cached_property
+    def _packed(self) -> list[bytes]:
+        """Each cjk token's symbols as int32 bytes: decoding joins them in C, not symbol by
+        symbol. Built on the first decode, so training does not pay for it."""
+        return [array("i", t).tobytes() for t in self._tokens]
 
     def _check(self) -> None:
         n = len(self._tokens)
         for name, i in self._special.items():
-            if not 0 <= i < n or self._tokens[i] != name.encode("utf-8"):
+            if not 0 <= i < n or self._tokens[i] != self.alphabet.token_of_text(name):
                 raise ValueError(f"special token {name!r}: id {i} does not hold its text")
+        if self.alphabet.name != "bytes":
+            # With no token empty, a merged token is its two shorter parts joined (checked
+            # below), so checking the symbols of the others checks every token.
+            merged_ids = {m for _, _, m in self._merges}
+            size = self.alphabet.size
+            for i, token in enumerate(self._tokens):
+                if not token or (i not in merged_ids and not 0 <= min(token) <= max(token) < size):
+                    raise ValueError(f"token {i} is empty or has a symbol outside the alphabet 0..{size - 1}")
         for rank, (left, right, merged) in enumerate(self._merges):
             if not (0 <= left < n and 0 <= right < n and 0 <= merged < n):
                 raise ValueError(f"merge {rank} {(left, right, merged)}: id out of range 0..{n - 1}")
@@ -55,12 +78,29 @@ class Tokenizer:
 
     @property
     def vocab(self) -> dict[int, bytes]:
+        """{id: bytes}; only the byte alphabet has bytes per token."""
+        self._require_bytes("a vocabulary of bytes")
         return dict(enumerate(self._tokens))
 
     @property
+    def tokens(self) -> list[tuple[int, ...]]:
+        """Every token's base symbols, by id (any alphabet)."""
+        return [tuple(t) for t in self._tokens]
+
+    def show_token(self, token_id: int) -> str:
+        """A token's printable form, e.g. 'the' or, with cjk, P39 5E 97."""
+        return self.alphabet.show(self.id_to_token(token_id))
+
+    @property
     def merges(self) -> list[tuple[bytes, bytes]]:
-        """Merges as byte-string pairs, in rank order."""
+        """Merges as pairs of tokens (byte strings, or symbol tuples for cjk), in rank order."""
         return [(self._tokens[left], self._tokens[right]) for left, right, _ in self._merges]
+
+    def _require_bytes(self, what: str) -> None:
+        if self.alphabet.name != "bytes":
+            raise ValueError(f"{what} needs the bytes alphabet; this tokenizer's tokens are"
+                             f" {self.alphabet.name} base-symbol sequences, whose bytes depend on"
+                             " the prefix symbols before them")
 
     @property
     def merge_ids(self) -> list[tuple[int, int, int]]:
@@ -70,15 +110,16 @@ class Tokenizer:
     def special_tokens(self) -> dict[str, int]:
         return dict(self._special)
 
-    def token_to_id(self, token: bytes | str) -> int:
-        """Id of a special token (by its text) or of a token (by its bytes); KeyError if none."""
+    def token_to_id(self, token: bytes | str | tuple[int, ...]) -> int:
+        """Id of a special token (by its text) or of a token (by its bytes, or its symbol tuple
+        for cjk; text stands for its symbols as one pre-token); KeyError if none."""
         if isinstance(token, str):
             if token in self._special:
                 return self._special[token]
-            token = token.encode("utf-8")
-        return self._ids_by_bytes[token]
+            token = self.alphabet.token_of_text(token)
+        return self._ids_by_token[token]
 
-    def id_to_token(self, token_id: int) -> bytes:
+    def id_to_token(self, token_id: int) -> bytes | tuple[int, ...]:
         if not 0 <= token_id < len(self._tokens):
             raise KeyError(f"token id {token_id} outside 0..{len(self._tokens) - 1}")
         return self._tokens[token_id]
@@ -120,15 +161,41 @@ class Tokenizer:
 
     # --- decoding -------------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The tokens' bytes joined (byte alphabet only: cjk tokens decode with decode())."""
+        self._require_bytes("decode_bytes")
+        return b"".join(map(self._tokens.__getitem__, self._checked(ids)))
+
+    def _checked(self, ids: Iterable[int]) -> list[int]:
         ids = list(ids)
         if ids and (min(ids) < 0 or max(ids) >= len(self._tokens)):
             bad = next(i for i in ids if not 0 <= i < len(self._tokens))
             raise ValueError(f"token id {bad} outside 0..{len(self._tokens) - 1}")
-        return b"".join(map(self._tokens.__getitem__, ids))
+        return ids
 
-    def decode(self, ids: Iterable[int]) -> str:
-        """Text of `ids`; bytes that are not valid UTF-8 become U+FFFD."""
-        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Text of `ids`. Decode errors (invalid UTF-8; with cjk also an h2 without its h3, an
+        h3 without its h2, an h2 before any prefix) become U+FFFD; with errors="strict" the first
+        raises tokfx.alphabet.DecodeError whose `position` is the index in `ids` of the token
+        holding the offending symbol."""
+        return self._decode(ids, errors)[0]
+
+    def decode_errors(self, ids: Iterable[int]) -> int:
+        """How many U+FFFD decode(ids) writes for decode errors."""
+        return self._decode(ids, "replace")[1]
+
+    def _decode(self, ids: Iterable[int], errors: str) -> tuple[str, int]:
+        ids = self._checked(ids)
+        if self.alphabet.name == "bytes":
+            symbols = b"".join(map(self._tokens.__getitem__, ids))
+        else:
+            symbols = array("i")
+            symbols.frombytes(b"".join(map(self._packed.__getitem__, ids)))
+
+        def id_holding(symbol_index: int) -> int:
+            ends = list(accumulate(len(self._tokens[i]) for i in ids))
+            return bisect_right(ends, symbol_index)
+
+        return self.alphabet.decode_located(symbols, errors, id_holding)
 
     # --- files ----------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> None:

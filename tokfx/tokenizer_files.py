@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from functools import cache
 from importlib import resources
@@ -11,12 +12,14 @@ from pathlib import Path
 import fastjsonschema
 
 import tokfx
+from tokfx.alphabet import Alphabet
 from tokfx.gpt2_files import write_gpt2_files
 from tokfx.hf_export import hf_tokenizer_json
 from tokfx.tokenizer import Tokenizer
 
 TOKFX_JSON = "tokfx.json"
 FORMAT_VERSION = 1
+log = logging.getLogger(__name__)
 
 
 @cache
@@ -27,7 +30,7 @@ def _validator():
 
 def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
     special_ids = {i: name for name, i in tokenizer.special_tokens.items()}
-    vocab = tokenizer.vocab
+    tokens = tokenizer.tokens
     return {
         "format": "tokfx",
         "format_version": FORMAT_VERSION,
@@ -36,9 +39,9 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
         "params": tokenizer.params,
         "pattern": {"name": tokenizer.pretokenizer.pattern_name,
                     "regex": tokenizer.pretokenizer.pattern_regex},
-        "alphabet": {"name": "bytes"},
+        "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
-        "tokens": [None if i in special_ids else list(vocab[i]) for i in range(len(vocab))],
+        "tokens": [None if i in special_ids else list(token) for i, token in enumerate(tokens)],
         "merges": [list(m) for m in tokenizer.merge_ids],
     }
 
@@ -54,11 +57,12 @@ def tokenizer_from_dict(doc: dict, source: str = TOKFX_JSON) -> Tokenizer:
         raise ValueError(f"{source}: not a valid tokfx.json: null tokens {sorted(nulls)[:5]} do not"
                          f" match the special-token ids {sorted(special.values())[:5]}")
     names = {i: name for name, i in special.items()}
-    tokens = [names[i].encode("utf-8") if t is None else bytes(t) for i, t in enumerate(doc["tokens"])]
     pattern = doc["pattern"]["name"] or doc["pattern"]["regex"]
     try:
+        alphabet = Alphabet.from_dict(doc["alphabet"])
+        tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc["tokens"])]
         return Tokenizer(tokens, [tuple(m) for m in doc["merges"]], special, pattern,
-                         doc["algorithm"], doc["params"])
+                         doc["algorithm"], doc["params"], alphabet)
     except ValueError as exc:
         raise ValueError(f"{source}: not a valid tokfx.json: {exc}") from None
 
@@ -75,10 +79,16 @@ def tokenizer_hash(tokenizer: Tokenizer) -> str:
 
 
 def save_tokenizer(tokenizer: Tokenizer, directory: str | os.PathLike) -> None:
+    """tokfx.json, plus GPT-2 and Hugging Face files for a byte-alphabet tokenizer whose tokens
+    have distinct bytes. A cjk tokenizer gets tokfx.json only: those formats name tokens by
+    their bytes, and a cjk token's bytes depend on the prefix symbols before it."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / TOKFX_JSON).write_bytes(tokenizer_json_bytes(tokenizer))
-    if len(set(tokenizer.vocab.values())) == tokenizer.vocab_size:
+    if tokenizer.alphabet.name != "bytes":
+        log.info("%s: wrote %s only; GPT-2 and Hugging Face files cannot express the %s alphabet",
+                 directory, TOKFX_JSON, tokenizer.alphabet.name)
+    elif len(set(tokenizer.vocab.values())) == tokenizer.vocab_size:
         # GPT-2 and Hugging Face files name tokens by their bytes: only unique bytes fit them.
         write_gpt2_files(directory, tokenizer.vocab, tokenizer.merges)
         hf = hf_tokenizer_json(tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens,

@@ -3,6 +3,7 @@
 Start from the byte ids; while some adjacent pair has a merge, take the lowest-rank one and
 replace its occurrences left to right without overlap (`a a a` -> `aa a`).
 """
+from tokfx.reference.alphabet import cjk_symbols
 
 
 def merge_ranks(merges: list[tuple[int, int, int]]) -> dict[tuple[int, int], tuple[int, int]]:
@@ -31,5 +32,8 @@ def apply_merges(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) 
     return ids
 
 
-def encode_piece(piece: bytes, merges: list[tuple[int, int, int]], byte_ids) -> list[int]:
-    return apply_merges([byte_ids[b] for b in piece], merge_ranks(merges))
+def encode_piece(piece: bytes, merges: list[tuple[int, int, int]], symbol_ids,
+                 cjk_groups: tuple[int, ...] | None = None) -> list[int]:
+    """symbol_ids: the id of each base symbol; with cjk_groups the piece is remapped first."""
+    symbols = piece if cjk_groups is None else cjk_symbols(piece, cjk_groups)
+    return apply_merges([symbol_ids[s] for s in symbols], merge_ranks(merges))

@@ -1,0 +1,99 @@
+"""The CJK-remapped alphabet (../shared/CJK_REMAP.md): pre-tokens -> base symbols for training,
+base symbols -> bytes for decoding. Twin: tokfx.reference.alphabet (tests compare the two)."""
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from libc.stdint cimport int32_t, int64_t
+from libcpp.vector cimport vector
+
+from cjk_remap cimport cjk_symbols
+
+from array import array
+
+cdef enum:
+    H2_BASE = 256
+    H3_BASE = 384
+    PREFIX_BASE = 512
+
+
+def prefix_table(groups):
+    """The prefix_ids argument of cjk_symbols: 4 slots for groups 0x38-0x3B, -1 if not remapped."""
+    table = array("i", [-1] * 4)
+    for rank, p in enumerate(sorted(groups)):
+        table[p - 0x38] = PREFIX_BASE + rank
+    return table
+
+
+def map_pieces(bytes data, const int64_t[::1] ends, const int32_t[::1] prefix_ids):
+    """Base symbols of the pieces data[ends[k-1]:ends[k]], each with its own prefix state:
+    (symbols int32 array, offsets int64 array with offsets[k]..offsets[k+1] the k-th piece)."""
+    cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef int64_t start = 0, end, size = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t k, n = 0
+    if prefix_ids.shape[0] != 4:
+        raise ValueError("prefix_ids must have 4 slots")
+    symbols = array("i", bytes(4 * size))
+    offsets = array("q", bytes(8 * (ends.shape[0] + 1)))
+    cdef int32_t[::1] out = symbols
+    cdef int64_t[::1] out_offsets = offsets
+    for k in range(ends.shape[0]):
+        end = ends[k]
+        if end < start or end > size:
+            raise ValueError(f"ends[{k}] = {end} is not in [{start}, {size}]")
+        n += cjk_symbols(text + start, end - start, &prefix_ids[0], &out[n])
+        out_offsets[k + 1] = n
+        start = end
+    del out
+    del symbols[n:]
+    return symbols, offsets
+
+
+def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False):
+    """Bytes of base symbols, one prefix state for the whole sequence.
+
+    Returns (bytes, errors, starts): errors lists (offset in the bytes where a U+FFFD belongs,
+    index of the offending symbol); starts (with want_starts, else None) is an int64 array of
+    each symbol's first byte offset. An h2 not followed by an h3, an h3 without an h2, and an
+    h2 h3 pair before any prefix are errors; the pair counts as one error.
+    """
+    cdef vector[unsigned char] out
+    cdef list errors = []
+    cdef Py_ssize_t k = 0, n = symbols.shape[0]
+    cdef int32_t s, h2, h3, prefix = -1
+    cdef vector[int32_t] ordered
+    for p in sorted(groups):
+        ordered.push_back(p)
+    cdef int32_t end_of_alphabet = PREFIX_BASE + <int32_t>ordered.size()
+    starts = array("q", bytes(8 * n)) if want_starts else None
+    cdef int64_t[::1] start_of
+    if want_starts:
+        start_of = starts
+    out.reserve(n)
+    while k < n:
+        s = symbols[k]
+        if want_starts:
+            start_of[k] = out.size()
+        if s < 0 or s >= end_of_alphabet:
+            raise ValueError(f"symbol {s} at {k} is outside the alphabet 0..{end_of_alphabet - 1}")
+        if s < H2_BASE:
+            out.push_back(<unsigned char>s)
+        elif s < H3_BASE:
+            if k + 1 < n and H3_BASE <= symbols[k + 1] < PREFIX_BASE:
+                if want_starts:
+                    start_of[k + 1] = out.size()
+                if prefix < 0:
+                    errors.append((out.size(), k))
+                else:
+                    h2 = s - H2_BASE
+                    h3 = symbols[k + 1] - H3_BASE
+                    out.push_back(<unsigned char>((prefix << 2) | (h2 >> 5)))
+                    out.push_back(<unsigned char>(0x80 | ((h2 & 0x1F) << 1) | (h3 >> 6)))
+                    out.push_back(<unsigned char>(0x80 | (h3 & 0x3F)))
+                k += 1
+            else:
+                errors.append((out.size(), k))
+        elif s < PREFIX_BASE:
+            errors.append((out.size(), k))
+        else:
+            prefix = ordered[s - PREFIX_BASE]
+        k += 1
+    data = PyBytes_FromStringAndSize(<const char*>out.data(), out.size())
+    return data, errors, starts
