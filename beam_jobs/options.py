@@ -25,6 +25,12 @@ class TokfxOptions(PipelineOptions):
                                  " files they separate documents")
         parser.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3 or a regex")
         parser.add_argument("--algorithm", default="bpe", help="trainer name (see the registry)")
+        parser.add_argument("--alphabet", default="bytes", choices=["bytes", "cjk"],
+                            help="base symbols: bytes, or cjk (CJK-remapped bytes; the tokenizer"
+                                 " directory then holds tokfx.json only)")
+        parser.add_argument("--cjk-groups", default=None,
+                            help="with --alphabet cjk: remapped lead-byte groups in hex (default"
+                                 " 39,3a,3b; add 38 for kana and CJK punctuation)")
         parser.add_argument("--vocab-size", type=int, default=2000)
         parser.add_argument("--min-pretoken-count", type=int, default=1,
                             help="drop pre-tokens seen fewer times before training")

@@ -11,6 +11,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
+from tokfx.alphabet import Alphabet
 from tokfx.counts_file import write_counts
 from tokfx.manifest import MANIFEST_JSON
 from tokfx.pretokenize import resolve_pattern
@@ -72,10 +73,14 @@ def _count(docs, opts: TokfxOptions):
         opts.pattern, _special_tokens(opts), opts.min_pretoken_count, opts.max_pretokens)
 
 
+def _alphabet(opts: TokfxOptions) -> Alphabet:
+    return Alphabet.named(opts.alphabet, opts.cjk_groups)
+
+
 def _check_training_settings(opts: TokfxOptions) -> None:
     get_trainer(opts.algorithm)
     resolve_pattern(opts.pattern)
-    check_vocab_size(opts.vocab_size, _special_tokens(opts))
+    check_vocab_size(opts.vocab_size, _special_tokens(opts), _alphabet(opts))
 
 
 def _write(docs_and_rejected, keyed, opts, tokenizer_file, config):
@@ -100,15 +105,17 @@ def build_run(p, opts: TokfxOptions) -> None:
     _check_training_settings(opts)
     if opts.append_eos and DEFAULT_SPECIAL not in _special_tokens(opts):
         raise ValueError(f"--append-eos needs {DEFAULT_SPECIAL} among the special tokens")
+    alphabet = _alphabet(opts)
     config = config_of(opts, inputs, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
-                       pattern=opts.pattern, min_pretoken_count=opts.min_pretoken_count,
+                       pattern=opts.pattern, alphabet=alphabet.to_dict(),
+                       min_pretoken_count=opts.min_pretoken_count,
                        max_pretokens=opts.max_pretokens)
     read = _read(p, opts, inputs)
     tokenizer_file = (_count(read["documents"], opts)
                       | "TrainVocab" >> TrainVocab(
                           FileSystems.join(opts.output, TOKENIZER_DIR), algorithm=opts.algorithm,
                           vocab_size=opts.vocab_size, special_tokens=_special_tokens(opts),
-                          pattern=opts.pattern))
+                          pattern=opts.pattern, alphabet=alphabet))
     keyed = read["documents"] | "TokenizeDocs" >> TokenizeDocs(tokenizer_file, opts.num_shards,
                                                               _eos(opts))
     _write(read, keyed, opts, tokenizer_file, config)

@@ -14,6 +14,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from tokfx.alphabet import BYTES, Alphabet
 from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
 from tokfx.training import train
 from beam_jobs.files import publish
@@ -32,11 +33,13 @@ def _train_and_save(counts: dict, output_dir: str, settings: dict):
 
 class TrainVocab(beam.PTransform):
     def __init__(self, output_dir: str, *, algorithm="bpe", vocab_size=2000, special_tokens=(),
-                 pattern="gpt2"):
+                 pattern="gpt2", alphabet: Alphabet = BYTES):
         super().__init__()
         self.output_dir = output_dir
         self.settings = {"algorithm": algorithm, "vocab_size": vocab_size,
-                         "special_tokens": tuple(special_tokens), "pattern": pattern}
+                         "special_tokens": tuple(special_tokens), "pattern": pattern,
+                         "alphabet": alphabet.name,
+                         "cjk_groups": alphabet.groups if alphabet.groups else None}
 
     def expand(self, counts):
         return counts | "Train" >> beam.Map(_train_and_save, self.output_dir, self.settings)

@@ -34,12 +34,13 @@ class _WriteShard(beam.DoFn):
         index, docs = shard
         docs = list(docs)
         digest, data = tokenizer_file
-        vocab_size = load_tokenizer_bytes(data).vocab_size
+        tokenizer = load_tokenizer_bytes(data)
         metadata = {"tokfx.tokenizer_hash": digest,
+                    "tokfx.alphabet": json.dumps(tokenizer.alphabet.to_dict()),
                     "tokfx.config": json.dumps(self.config, sort_keys=True)}
         name = shard_name(index, self.num_shards)
         with tempfile.TemporaryDirectory() as local:
-            info = write_shard(local, name, [d[:3] for d in docs], vocab_size, metadata)
+            info = write_shard(local, name, [d[:3] for d in docs], tokenizer.vocab_size, metadata)
             for file in info["files"]:
                 publish(Path(local) / file, FileSystems.join(self.output_dir, SHARDS_DIR, file))
         self.written.inc(info["documents"])
@@ -65,7 +66,8 @@ def _write_manifest(shards, output_dir: str, config: dict, tokenizer_file, rejec
               "documents_empty": sum(s["empty_documents"] for s in shards),
               "bytes": sum(s["bytes"] for s in shards),
               "tokens": sum(s["tokens"] for s in shards)}
-    manifest = build_manifest(config, tokenizer_file[0], shards, totals)
+    alphabet = json.loads(tokenizer_file[1])["alphabet"]
+    manifest = build_manifest(config, tokenizer_file[0], alphabet, shards, totals)
     path = FileSystems.join(output_dir, MANIFEST_JSON)
     write_bytes(path, manifest_json_bytes(manifest))
     return path

@@ -55,9 +55,10 @@ def _shard(documents):
 def test_the_manifest_refuses_counts_that_do_not_add_up():
     totals = {"documents_read": 10, "documents_rejected": 1, "files_rejected": 0,
               "documents_empty": 0, "bytes": 9, "tokens": 5}
-    assert build_manifest(CONFIG, HASH, [_shard(9)], totals)["totals"]["documents_written"] == 9
+    manifest = build_manifest(CONFIG, HASH, {"name": "bytes"}, [_shard(9)], totals)
+    assert manifest["totals"]["documents_written"] == 9
     with pytest.raises(ValueError, match="do not add up"):
-        build_manifest(CONFIG, HASH, [_shard(8)], totals)
+        build_manifest(CONFIG, HASH, {"name": "bytes"}, [_shard(8)], totals)
 
 
 def test_text_ranges_cut_at_separators_give_the_documents_of_the_whole():

@@ -66,6 +66,7 @@ def test_every_document_is_encoded_in_parquet_and_megatron(corpus, first_run):
         footer = table.schema.metadata
         assert footer[b"tokfx.tokenizer_hash"].decode() == tokenizer_hash(tokenizer)
         assert json.loads(footer[b"tokfx.config"])["vocab_size"] == VOCAB
+        assert json.loads(footer[b"tokfx.alphabet"]) == {"name": "bytes"}
 
 
 def test_parquet_schema_matches_the_schema_file(first_run):
@@ -87,6 +88,7 @@ def test_manifest_validates_and_adds_up(corpus, first_run):
     assert totals["bytes"] == sum(len(t.encode()) for t in texts)
     assert totals["tokens"] == sum(s["tokens"] for s in manifest["shards"]) == counters["tokens"]
     assert counters["documents_read"] == len(corpus[1])
+    assert manifest["alphabet"] == {"name": "bytes"}
 
 
 def test_a_second_run_is_byte_identical(corpus, first_run, tmp_path):
@@ -170,3 +172,36 @@ def test_run_with_append_eos(corpus, first_run, tmp_path):
     assert len(rows) == len(corpus[1])
     for row in rows:
         assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]]) + [eot]
+
+
+def test_run_with_the_cjk_alphabet(corpus, tmp_path):
+    out = tmp_path / "cjk"
+    # The cjk alphabet alone has 516 symbols with these groups; a later --vocab-size wins.
+    run_pipeline(corpus[0], out, "--alphabet", "cjk", "--cjk-groups", "38,39,3a,3b",
+                 "--vocab-size", "800")
+    expected = tokfx.train(list(corpus[1].values()), vocab_size=800, special_tokens=[EOT],
+                           alphabet="cjk", cjk_groups=(0x38, 0x39, 0x3A, 0x3B))
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    assert [p.name for p in (out / "tokenizer").iterdir()] == ["tokfx.json"]
+    alphabet = {"name": "cjk", "groups": [0x38, 0x39, 0x3A, 0x3B]}
+    rows = read_shards(out)
+    assert sorted(r["id"] for r in rows) == sorted(corpus[1])
+    for row in rows:
+        assert row["input_ids"] == expected.encode(corpus[1][row["id"]])
+    for path in (out / "shards").glob("*.parquet"):
+        footer = pq.read_schema(path).metadata
+        assert json.loads(footer[b"tokfx.alphabet"]) == alphabet
+        assert json.loads(footer[b"tokfx.config"])["alphabet"] == alphabet
+    assert json.loads((out / "manifest.json").read_text())["alphabet"] == alphabet
+
+
+def test_bad_cjk_groups_are_one_line_errors(corpus, tmp_path, capsys):
+    from tokfx.cli import main
+    argv = ["run", "--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "x"), "-q",
+            "--alphabet", "cjk"]
+    assert main(argv + ["--cjk-groups", "zz"]) == 2
+    assert capsys.readouterr().err == "tokfx: error: cjk groups: expected hex groups like 39,3a,3b, got 'zz'\n"
+    assert main(argv + ["--cjk-groups", "40"]) == 2
+    assert "cjk groups must be a non-empty subset of 0x38-0x3B" in capsys.readouterr().err
+    assert main(argv[:-2] + ["--cjk-groups", "39"]) == 2
+    assert "cjk_groups given for the 'bytes' alphabet" in capsys.readouterr().err

@@ -50,7 +50,11 @@ class Alphabet:
             raise ValueError(f"unknown alphabet {self.name!r}; known: bytes, cjk")
 
     @classmethod
-    def named(cls, name: str, cjk_groups: Sequence[int] | None = None) -> "Alphabet":
+    def named(cls, name: str, cjk_groups: Sequence[int] | str | None = None) -> "Alphabet":
+        """`cjk_groups`: group numbers, or hex text like "39,3a,3b" (as the command line gives
+        them); None for the default groups."""
+        if isinstance(cjk_groups, str):
+            cjk_groups = parse_groups(cjk_groups)
         if name != "cjk" and cjk_groups is not None:
             raise ValueError(f"cjk_groups given for the {name!r} alphabet")
         return cls(name, tuple(DEFAULT_CJK_GROUPS if cjk_groups is None else cjk_groups)
@@ -149,6 +153,14 @@ class Alphabet:
 
 
 BYTES = Alphabet("bytes")
+
+
+def parse_groups(text: str) -> tuple[int, ...]:
+    """'39,3a,3b' -> (0x39, 0x3A, 0x3B)."""
+    try:
+        return tuple(int(part, 16) for part in text.split(","))
+    except ValueError:
+        raise ValueError(f"cjk groups: expected hex groups like 39,3a,3b, got {text!r}") from None
 
 
 def _as_int32_symbols(data: bytes) -> array:

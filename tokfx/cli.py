@@ -16,7 +16,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from tokfx.alphabet import Alphabet
+from tokfx.alphabet import Alphabet, parse_groups
 from tokfx.counts_file import read_counts
 from tokfx.corpus import CorpusError, is_jsonl, iter_jsonl_texts, read_text_file
 from tokfx.parallel_count import add_counts, count_pretokens_file
@@ -111,11 +111,10 @@ def cmd_encode(args) -> None:
 
 
 def _groups(text: str) -> tuple[int, ...]:
-    """'39,3a,3b' -> (0x39, 0x3A, 0x3B)."""
     try:
-        return tuple(int(part, 16) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected hex groups like 39,3a,3b, got {text!r}") from None
+        return parse_groups(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cmd_inspect(args) -> None:

@@ -24,14 +24,16 @@ def _validator():
     return fastjsonschema.compile(json.loads(schema))
 
 
-def build_manifest(config: Mapping, tokenizer_hash: str, shards: Sequence[Mapping],
-                   totals: Mapping[str, int]) -> dict:
+def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
+                   shards: Sequence[Mapping], totals: Mapping[str, int]) -> dict:
+    """`alphabet`: the tokenizer's (tokfx.json's "alphabet"), which the shards' ids are over."""
     written = sum(s["documents"] for s in shards)
     if totals["documents_read"] != written + totals["documents_rejected"]:
         raise ValueError(f"documents do not add up: read {totals['documents_read']},"
                          f" written {written}, rejected {totals['documents_rejected']}")
     manifest = {"format": "tokfx-shards", "tokfx_version": tokfx.__version__,
-                "tokenizer_hash": tokenizer_hash, "config": dict(config),
+                "tokenizer_hash": tokenizer_hash, "alphabet": dict(alphabet),
+                "config": dict(config),
                 "shards": sorted((dict(s) for s in shards), key=lambda s: s["index"]),
                 "totals": {**totals, "documents_written": written}}
     validate_manifest(manifest)
