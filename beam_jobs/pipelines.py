@@ -25,7 +25,7 @@ from beam_jobs.files import publish
 from beam_jobs.options import DEFAULT_RUNNER, DEFAULT_SPECIAL, TokfxOptions
 from beam_jobs.read import ReadCorpus
 from beam_jobs.train import TrainVocab
-from beam_jobs.write import SHARDS_DIR, WriteShards
+from beam_jobs.write import SHARDS_DIR, WriteShards, write_rejected
 
 TOKENIZER_DIR = "tokenizer"
 
@@ -145,11 +145,18 @@ def _write_counts_file(counts: dict, destination: str) -> int:
     return len(counts)
 
 
+def rejected_beside(counts_file: str) -> str:
+    """Where tokfx count, whose output is one file, writes the records --on-error=skip rejects."""
+    return counts_file + ".rejected.jsonl"
+
+
 def build_count(p, opts: TokfxOptions) -> None:
     resolve_pattern(opts.pattern)
     read = _read(p, opts, _inputs(opts))
-    # Under --on-error=skip the rejected records are reported in the summary only.
     _count(read["documents"], opts) | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
+    (read["rejected"]
+     | "AllRejected" >> beam.combiners.ToList()
+     | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output)))
 
 
 def _counters(result) -> dict[str, int]:
@@ -193,6 +200,8 @@ def run(command: str, argv: list[str]):
     counters = _counters(result)
     if command == "count":
         written = f"pre-token counts to {opts.output}"
+        if counters.get("documents_rejected", 0) or counters.get("files_rejected", 0):
+            written += f", rejected records to {rejected_beside(opts.output)}"
     else:
         written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ (Parquet, .bin/.idx),"
                    f" {FileSystems.join(opts.output, MANIFEST_JSON)}")

@@ -49,13 +49,14 @@ class _WriteShard(beam.DoFn):
         yield {"index": index, **info, "bytes": sum(d[3] for d in docs)}
 
 
-def _write_rejected(rejections, output_dir: str) -> dict:
-    """Write rejected/rejected.jsonl (sorted, when there is any) and return the counts."""
+def write_rejected(rejections, path: str) -> dict:
+    """Write the rejected records as JSON lines to `path` (sorted; only when there is any) and
+    return the counts."""
     ordered = sorted(rejections, key=lambda r: (r.file, r.line is not None, r.line or 0, r.reason))
     if ordered:
         lines = "".join(json.dumps({"file": r.file, "line": r.line, "reason": r.reason},
                                    ensure_ascii=False) + "\n" for r in ordered)
-        write_bytes(FileSystems.join(output_dir, REJECTED_FILE), lines.encode("utf-8"))
+        write_bytes(path, lines.encode("utf-8"))
     return {"documents_rejected": sum(1 for r in ordered if r.line is not None),
             "files_rejected": sum(1 for r in ordered if r.line is None)}
 
@@ -91,7 +92,8 @@ class WriteShards(beam.PTransform):
                   | "AllShards" >> beam.combiners.ToList())
         rejected = (self.rejected
                     | "AllRejected" >> beam.combiners.ToList()
-                    | "WriteRejected" >> beam.Map(_write_rejected, self.output_dir))
+                    | "WriteRejected" >> beam.Map(write_rejected,
+                                                  FileSystems.join(self.output_dir, REJECTED_FILE)))
         accepted = (self.documents | "CountRead" >> beam.combiners.Count.Globally())
         return shards | "WriteManifest" >> beam.Map(
             _write_manifest, self.output_dir, self.config,

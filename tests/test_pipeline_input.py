@@ -11,6 +11,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from beam_jobs.read import ReadCorpus, _PlanReads
 from pipeline_corpus import EOT, paragraphs, read_shards
 from tokfx.cli import main
+from tokfx.counts_file import read_counts
 
 GOOD = [{"text": "a good document"}, {"text": "another one"}]
 
@@ -98,6 +99,25 @@ def test_skip_records_the_rejection_and_the_counts_add_up(tmp_path, name, conten
     assert totals["documents_written"] == len(rows) >= len(GOOD)
     assert totals["documents_read"] == totals["documents_written"] + totals["documents_rejected"]
     assert (totals["documents_rejected"], totals["files_rejected"]) == ((1, 0) if line else (0, 1))
+
+
+@pytest.mark.parametrize("name, content, line, reason", BAD_INPUTS, ids=IDS)
+def test_count_skip_writes_the_rejection_beside_the_counts(tmp_path, name, content, line, reason):
+    counts_file = tmp_path / "counts.parquet"
+    args = _corpus(tmp_path, name, content)[:4] + ["-q"]
+    assert main(["count", *args, "--output", str(counts_file), "--on-error=skip"]) == 0
+    rejected = [json.loads(x) for x in
+                (tmp_path / "counts.parquet.rejected.jsonl").read_text().splitlines()]
+    assert len(rejected) == 1
+    assert rejected[0]["file"] == str(tmp_path / "in" / name) and rejected[0]["line"] == line
+    assert reason in rejected[0]["reason"]
+    assert read_counts(counts_file)  # the good file's pre-tokens are counted
+
+
+def test_count_without_rejections_writes_no_rejected_file(tmp_path):
+    args = _corpus(tmp_path, "other.jsonl", _jsonl(GOOD))[:4] + ["-q"]
+    assert main(["count", *args, "--output", str(tmp_path / "c.parquet"), "--on-error=skip"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.parquet", "in"]
 
 
 @pytest.mark.parametrize("policy", ["fail", "skip"])
