@@ -43,4 +43,4 @@ class TokfxOptions(PipelineOptions):
                             help="a .txt file is read in ranges of about this size, in parallel")
         parser.add_argument("--on-error", choices=["fail", "skip"], default="fail",
                             help="bad input: stop with a message, or record it in rejected/")
-        parser.add_argument("-q", "--quiet", action="store_true", help="no summary at the end")
+        parser.add_argument("-q", "--quiet", action="store_true", help="no progress output and no summary")

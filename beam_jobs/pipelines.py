@@ -1,6 +1,7 @@
 """Entry points: `tokfx run`, `tokfx count`, `tokfx encode --output-dir` as Beam pipelines."""
 from __future__ import annotations
 
+import logging
 import sys
 import tempfile
 import time
@@ -115,7 +116,7 @@ def build_run(p, opts: TokfxOptions) -> None:
                       | "TrainVocab" >> TrainVocab(
                           FileSystems.join(opts.output, TOKENIZER_DIR), algorithm=opts.algorithm,
                           vocab_size=opts.vocab_size, special_tokens=_special_tokens(opts),
-                          pattern=opts.pattern, alphabet=alphabet))
+                          pattern=opts.pattern, alphabet=alphabet, progress=not opts.quiet))
     keyed = read["documents"] | "TokenizeDocs" >> TokenizeDocs(tokenizer_file, opts.num_shards,
                                                               _eos(opts))
     _write(read, keyed, opts, tokenizer_file, config)
@@ -187,9 +188,23 @@ def summary(counters: dict[str, int], seconds: float, written: str) -> str:
 BUILDERS = {"run": build_run, "count": build_count, "encode": build_encode}
 
 
+def _show_progress() -> None:
+    """The steps' progress lines (files read, shards written) on stderr."""
+    logger = logging.getLogger("beam_jobs")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("tokfx: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False  # Beam gives the root logger a handler of its own
+
+
 def run(command: str, argv: list[str]):
-    """Build and run the pipeline of `command`; print the summary; return the counters."""
+    """Build and run the pipeline of `command`; print progress and the summary; return the
+    counters."""
     options, opts = _options(argv)
+    if not opts.quiet:
+        _show_progress()
     if command != "count":
         _clear_manifest(opts.output)
     start = time.perf_counter()

@@ -6,6 +6,7 @@ compressed stream cannot be split); a .txt file is cut into byte ranges at speci
 """
 from __future__ import annotations
 
+import logging
 import time
 
 import apache_beam as beam
@@ -17,6 +18,7 @@ from tokfx.corpus import CorpusError, Document, Rejection, is_jsonl, read_jsonl,
 from beam_jobs.files import open_raw
 
 REJECTED = "rejected"
+log = logging.getLogger(__name__)
 
 
 class _Policy:
@@ -87,6 +89,7 @@ class _ReadTask(beam.DoFn):
 
     def process(self, task):
         items, busy = self._items(*task), 0.0
+        documents = size = rejected = 0
         while True:
             # Time only the reading: downstream steps run inside our yields.
             start = time.perf_counter()
@@ -95,12 +98,19 @@ class _ReadTask(beam.DoFn):
             if item is None:
                 break
             if isinstance(item, Document):
-                self.documents.inc()
-                self.bytes.inc(len(item.text.encode("utf-8")))
+                documents += 1
+                size += len(item.text.encode("utf-8"))
                 yield item
             else:
+                rejected += 1
                 yield self.policy.reject(item)
+        self.documents.inc(documents)
+        self.bytes.inc(size)
         self.usec.inc(int(busy * 1e6))
+        path, byte_range = task
+        where = f" bytes {byte_range[0]:,}-{byte_range[1]:,}" if byte_range else ""
+        log.info("read %s%s: %s documents, %s bytes, %s rejected", path, where,
+                 f"{documents:,}", f"{size:,}", f"{rejected:,}")
 
 
 class ReadCorpus(beam.PTransform):

@@ -33,13 +33,14 @@ def _train_and_save(counts: dict, output_dir: str, settings: dict):
 
 class TrainVocab(beam.PTransform):
     def __init__(self, output_dir: str, *, algorithm="bpe", vocab_size=2000, special_tokens=(),
-                 pattern="gpt2", alphabet: Alphabet = BYTES):
+                 pattern="gpt2", alphabet: Alphabet = BYTES, progress: bool = False):
         super().__init__()
         self.output_dir = output_dir
         self.settings = {"algorithm": algorithm, "vocab_size": vocab_size,
                          "special_tokens": tuple(special_tokens), "pattern": pattern,
                          "alphabet": alphabet.name,
-                         "cjk_groups": alphabet.groups if alphabet.groups else None}
+                         "cjk_groups": alphabet.groups if alphabet.groups else None,
+                         "progress": progress}
 
     def expand(self, counts):
         return counts | "Train" >> beam.Map(_train_and_save, self.output_dir, self.settings)

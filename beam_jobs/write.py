@@ -6,6 +6,7 @@ manifest waits for every shard, for the rejected records and for the count of do
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from beam_jobs.files import publish, write_bytes
 
 SHARDS_DIR = "shards"
 REJECTED_FILE = "rejected/rejected.jsonl"
+log = logging.getLogger(__name__)
 
 
 class _WriteShard(beam.DoFn):
@@ -44,6 +46,8 @@ class _WriteShard(beam.DoFn):
             for file in info["files"]:
                 publish(Path(local) / file, FileSystems.join(self.output_dir, SHARDS_DIR, file))
         self.written.inc(info["documents"])
+        log.info("wrote %s: %s documents, %s tokens", name, f"{info['documents']:,}",
+                 f"{info['tokens']:,}")
         self.usec.inc(int((time.perf_counter() - start) * 1e6))
         info["files"] = {f"{SHARDS_DIR}/{f}": h for f, h in info["files"].items()}
         yield {"index": index, **info, "bytes": sum(d[3] for d in docs)}

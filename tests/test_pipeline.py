@@ -162,6 +162,11 @@ def test_run_without_arguments_uses_the_sample_corpus(tmp_path):
     manifest = json.loads((tmp_path / "tokfx-out" / "manifest.json").read_text())
     assert manifest["totals"]["documents_written"] == manifest["totals"]["documents_read"] > 0
     assert "documents written" in result.stderr and "tokfx-out" in result.stderr
+    progress = [line for line in result.stderr.splitlines() if line.startswith("tokfx: ")]
+    assert sum(line.startswith("tokfx: read ") for line in progress) == len(
+        list((Path(tokfx.__file__).parent / "data" / "sample").glob("*.jsonl.zst")))
+    assert sum(line.startswith("tokfx: wrote shard-") for line in progress) == len(manifest["shards"])
+    assert "merges in" in result.stderr  # the trainer's progress
 
 
 def test_run_with_append_eos(corpus, first_run, tmp_path):
