@@ -69,6 +69,14 @@ def test_every_document_is_encoded_in_parquet_and_megatron(corpus, first_run):
         assert json.loads(footer[b"tokfx.alphabet"]) == {"name": "bytes"}
 
 
+def test_megatron_core_reads_the_shards(first_run):
+    from megatron.core.datasets.indexed_dataset import IndexedDataset
+    for path in sorted((first_run[0] / "shards").glob("*.parquet")):
+        expected = pq.read_table(path).column("input_ids").to_pylist()
+        dataset = IndexedDataset(str(path.with_suffix("")))
+        assert [dataset[i].tolist() for i in range(len(dataset))] == expected
+
+
 def test_parquet_schema_matches_the_schema_file(first_run):
     for path in (first_run[0] / "shards").glob("*.parquet"):
         assert pq.read_schema(path).remove_metadata().equals(schema_from_file())
