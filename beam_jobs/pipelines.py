@@ -66,7 +66,7 @@ def _read(p, opts: TokfxOptions, inputs: list[str]):
     return p | "ReadCorpus" >> ReadCorpus(
         inputs, text_field=opts.text_field, id_field=opts.id_field,
         special_tokens=_special_tokens(opts), on_error=opts.on_error,
-        txt_range_bytes=opts.txt_range_bytes)
+        txt_range_bytes=opts.txt_range_bytes, progress=not opts.quiet)
 
 
 def _count(docs, opts: TokfxOptions):
@@ -87,7 +87,7 @@ def _check_training_settings(opts: TokfxOptions) -> None:
 def _write(docs_and_rejected, keyed, opts, tokenizer_file, config):
     return keyed | "WriteShards" >> WriteShards(
         opts.output, opts.num_shards, config, tokenizer_file,
-        docs_and_rejected["documents"], docs_and_rejected["rejected"])
+        docs_and_rejected["documents"], docs_and_rejected["rejected"], progress=not opts.quiet)
 
 
 def _eos(opts: TokfxOptions) -> str | None:

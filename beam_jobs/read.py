@@ -68,9 +68,9 @@ class _ReadTask(beam.DoFn):
     """A read task -> Documents (main output) and Rejections."""
 
     def __init__(self, on_error: str, text_field: str, id_field: str | None,
-                 special_tokens: tuple[str, ...]):
+                 special_tokens: tuple[str, ...], progress: bool):
         self.on_error, self.text_field, self.id_field = on_error, text_field, id_field
-        self.special_tokens = special_tokens
+        self.special_tokens, self.progress = special_tokens, progress
         self.documents = Metrics.counter("tokfx", "documents_read")
         self.bytes = Metrics.counter("tokfx", "bytes_read")
         self.usec = Metrics.counter("tokfx", "usec_read")
@@ -109,18 +109,21 @@ class _ReadTask(beam.DoFn):
         self.usec.inc(int(busy * 1e6))
         path, byte_range = task
         where = f" bytes {byte_range[0]:,}-{byte_range[1]:,}" if byte_range else ""
-        log.info("read %s%s: %s documents, %s bytes, %s rejected", path, where,
-                 f"{documents:,}", f"{size:,}", f"{rejected:,}")
+        if self.progress:
+                log.info("read %s%s: %s documents, %s bytes, %s rejected", path, where,
+                     f"{documents:,}", f"{size:,}", f"{rejected:,}")
 
 
 class ReadCorpus(beam.PTransform):
-    """File patterns -> {"documents": Documents, "rejected": Rejections} (see tokfx.corpus)."""
+    """File patterns -> {"documents": Documents, "rejected": Rejections} (see tokfx.corpus).
+
+    With `progress`, each read task logs what it read."""
 
     def __init__(self, patterns, *, text_field="text", id_field=None, special_tokens=(),
-                 on_error="fail", txt_range_bytes=32 << 20):
+                 on_error="fail", txt_range_bytes=32 << 20, progress=False):
         super().__init__()
         self.patterns = list(patterns)
-        self.read_args = (on_error, text_field, id_field, tuple(special_tokens))
+        self.read_args = (on_error, text_field, id_field, tuple(special_tokens), progress)
         self.plan_args = (on_error, tuple(special_tokens), txt_range_bytes)
 
     def expand(self, pbegin):

@@ -26,8 +26,9 @@ log = logging.getLogger(__name__)
 
 
 class _WriteShard(beam.DoFn):
-    def __init__(self, output_dir: str, num_shards: int, config: dict):
+    def __init__(self, output_dir: str, num_shards: int, config: dict, progress: bool):
         self.output_dir, self.num_shards, self.config = output_dir, num_shards, config
+        self.progress = progress
         self.written = Metrics.counter("tokfx", "documents_written")
         self.usec = Metrics.counter("tokfx", "usec_write")
 
@@ -46,8 +47,9 @@ class _WriteShard(beam.DoFn):
             for file in info["files"]:
                 publish(Path(local) / file, FileSystems.join(self.output_dir, SHARDS_DIR, file))
         self.written.inc(info["documents"])
-        log.info("wrote %s: %s documents, %s tokens", name, f"{info['documents']:,}",
-                 f"{info['tokens']:,}")
+        if self.progress:
+            log.info("wrote %s: %s documents, %s tokens", name, f"{info['documents']:,}",
+                     f"{info['tokens']:,}")
         self.usec.inc(int((time.perf_counter() - start) * 1e6))
         info["files"] = {f"{SHARDS_DIR}/{f}": h for f, h in info["files"].items()}
         yield {"index": index, **info, "bytes": sum(d[3] for d in docs)}
@@ -79,19 +81,21 @@ def _write_manifest(shards, output_dir: str, config: dict, tokenizer_file, rejec
 
 
 class WriteShards(beam.PTransform):
-    """(shard index, doc) pairs -> shards; the output is the manifest's path, once written."""
+    """(shard index, doc) pairs -> shards; the output is the manifest's path, once written.
+    With `progress`, each shard logs what it wrote."""
 
     def __init__(self, output_dir: str, num_shards: int, config: dict, tokenizer_file,
-                 documents, rejected):
+                 documents, rejected, progress: bool = False):
         super().__init__()
         self.output_dir, self.num_shards, self.config = output_dir, num_shards, config
+        self.progress = progress
         self.tokenizer_file, self.documents, self.rejected = tokenizer_file, documents, rejected
 
     def expand(self, keyed_docs):
         shards = (keyed_docs
                   | "GroupByShard" >> beam.GroupByKey()
                   | "WriteShard" >> beam.ParDo(_WriteShard(self.output_dir, self.num_shards,
-                                                           self.config),
+                                                           self.config, self.progress),
                                                beam.pvalue.AsSingleton(self.tokenizer_file))
                   | "AllShards" >> beam.combiners.ToList())
         rejected = (self.rejected
