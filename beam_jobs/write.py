@@ -1,6 +1,7 @@
 """WriteShards: tokenized documents -> Parquet + Megatron shards, rejected/, manifest.json last.
 
 Each shard is written on a worker's local disk, then copied to the output filesystem. The
+tokenizer (for its vocabulary size and alphabet) is built once per worker process. The
 manifest waits for every shard, for the rejected records and for the count of documents read.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
+from apache_beam.utils.shared import Shared
 
 from tokfx.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
 from tokfx.shards import shard_name, write_shard
@@ -26,7 +28,9 @@ log = logging.getLogger(__name__)
 
 
 class _WriteShard(beam.DoFn):
-    def __init__(self, output_dir: str, num_shards: int, config: dict, progress: bool):
+    def __init__(self, shared: Shared, output_dir: str, num_shards: int, config: dict,
+                 progress: bool):
+        self.shared = shared
         self.output_dir, self.num_shards, self.config = output_dir, num_shards, config
         self.progress = progress
         self.written = Metrics.counter("tokfx", "documents_written")
@@ -37,7 +41,7 @@ class _WriteShard(beam.DoFn):
         index, docs = shard
         docs = list(docs)
         digest, data = tokenizer_file
-        tokenizer = load_tokenizer_bytes(data)
+        tokenizer = self.shared.acquire(lambda: load_tokenizer_bytes(data), tag=digest)
         metadata = {"tokfx.tokenizer_hash": digest,
                     "tokfx.alphabet": json.dumps(tokenizer.alphabet.to_dict()),
                     "tokfx.config": json.dumps(self.config, sort_keys=True)}
@@ -94,8 +98,9 @@ class WriteShards(beam.PTransform):
     def expand(self, keyed_docs):
         shards = (keyed_docs
                   | "GroupByShard" >> beam.GroupByKey()
-                  | "WriteShard" >> beam.ParDo(_WriteShard(self.output_dir, self.num_shards,
-                                                           self.config, self.progress),
+                  | "WriteShard" >> beam.ParDo(_WriteShard(Shared(), self.output_dir,
+                                                           self.num_shards, self.config,
+                                                           self.progress),
                                                beam.pvalue.AsSingleton(self.tokenizer_file))
                   | "AllShards" >> beam.combiners.ToList())
         rejected = (self.rejected

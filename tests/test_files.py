@@ -71,7 +71,10 @@ def test_a_custom_pattern_round_trips(tmp_path):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda d: d.pop("merges"), "must contain"),
-    (lambda d: d["tokens"].__setitem__(3, [256]), "tokens"),
+    (lambda d: d["tokens"].__setitem__(3, [256]), r"tokens\[3\]\[0\] must be smaller than or equal to 255"),
+    (lambda d: d["tokens"].__setitem__(3, []), r"tokens\[3\] must contain at least 1 items"),
+    (lambda d: d["tokens"].__setitem__(3, "x"), r"tokens\[3\] must be null or array"),
+    (lambda d: d["tokens"].__setitem__(3, [-1]), r"tokens\[3\]\[0\] must be bigger than or equal to 0"),
     (lambda d: d["merges"].__setitem__(0, [1, 2, 3]), "merge 0"),
     (lambda d: d.__setitem__("format_version", 99), "format_version"),
 ])
