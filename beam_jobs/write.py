@@ -10,6 +10,7 @@ import json
 import logging
 import tempfile
 import time
+from array import array
 from pathlib import Path
 
 import apache_beam as beam
@@ -47,7 +48,8 @@ class _WriteShard(beam.DoFn):
                     "tokfx.config": json.dumps(self.config, sort_keys=True)}
         name = shard_name(index, self.num_shards)
         with tempfile.TemporaryDirectory() as local:
-            info = write_shard(local, name, [d[:3] for d in docs], tokenizer.vocab_size, metadata)
+            rows = [(doc_id, _int32s(ids), source) for doc_id, ids, source, _ in docs]
+            info = write_shard(local, name, rows, tokenizer.vocab_size, metadata)
             for file in info["files"]:
                 publish(Path(local) / file, FileSystems.join(self.output_dir, SHARDS_DIR, file))
         self.written.inc(info["documents"])
@@ -57,6 +59,12 @@ class _WriteShard(beam.DoFn):
         self.usec.inc(int((time.perf_counter() - start) * 1e6))
         info["files"] = {f"{SHARDS_DIR}/{f}": h for f, h in info["files"].items()}
         yield {"index": index, **info, "bytes": sum(d[3] for d in docs)}
+
+
+def _int32s(data: bytes) -> array:
+    ids = array("i")
+    ids.frombytes(data)
+    return ids
 
 
 def write_rejected(rejections, path: str) -> dict:

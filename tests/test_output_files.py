@@ -1,5 +1,6 @@
 """Counts files, shards and the manifest: the library pieces the pipeline writes with."""
 import random
+from array import array
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -45,6 +46,21 @@ def test_a_shard_does_not_depend_on_the_order_documents_arrive_in(tmp_path):
     assert first["tokens"] == sum(range(30)) == second["tokens"]
     seqs, _, _ = read_megatron(tmp_path / "a")
     assert seqs == [list(range(i)) for i in sorted(range(30), key=lambda i: f"doc{i}")]
+
+
+@pytest.mark.parametrize("vocab_size", [300, 70_000])
+def test_ids_as_arrays_or_lists_give_the_same_shard(tmp_path, vocab_size):
+    rng = random.Random(vocab_size)
+    docs = [(f"d{i}", [rng.randrange(vocab_size) for _ in range(rng.randrange(50))], "s")
+            for i in range(40)]
+    write_shard(tmp_path, "lists", docs, vocab_size, {})
+    write_shard(tmp_path, "arrays", [(d, array("i", ids), s) for d, ids, s in docs], vocab_size, {})
+    for suffix in (".parquet", ".bin", ".idx"):
+        assert (tmp_path / f"lists{suffix}").read_bytes() == (tmp_path / f"arrays{suffix}").read_bytes()
+    table = pq.read_table(tmp_path / "arrays.parquet")
+    by_id = {doc_id: ids for doc_id, ids, _ in docs}
+    assert table.column("input_ids").to_pylist() == [by_id[i] for i in table.column("id").to_pylist()]
+    assert table.column("num_tokens").to_pylist() == [len(by_id[i]) for i in table.column("id").to_pylist()]
 
 
 def _shard(documents):

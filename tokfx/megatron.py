@@ -36,8 +36,9 @@ class MegatronWriter:
         self._lengths = array("i")
 
     def add(self, ids: Sequence[int]) -> None:
-        data = array(self.typecode, ids)
+        data = ids if isinstance(ids, array) and ids.typecode == self.typecode else array(self.typecode, ids)
         if _SWAP:
+            data = array(self.typecode, data)  # a copy: byteswap() works in place
             data.byteswap()
         self._bin.write(data.tobytes())
         self._lengths.append(len(data))

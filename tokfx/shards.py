@@ -9,9 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from array import array
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
+from itertools import accumulate
 from pathlib import Path
 
 import mmh3
@@ -51,23 +53,39 @@ def file_sha256(path: str | os.PathLike) -> str:
 def write_shard(directory: str | os.PathLike, name: str,
                 docs: Sequence[tuple[str, Sequence[int], str]], vocab_size: int,
                 metadata: Mapping[str, str]) -> dict:
-    """Write `name.parquet`, `name.bin`, `name.idx` for (id, ids, source) docs, sorted by id.
+    """Write `name.parquet`, `name.bin`, `name.idx` for (id, ids, source) docs, sorted by id
+    (ids: a list of ints, or an array('i')).
 
     Returns the shard's entry for the manifest (file sha256s, documents, tokens).
     """
     directory = Path(directory)
     docs = sorted(docs, key=lambda d: (d[0], d[2]))
-    ids_column = [list(ids) for _, ids, _ in docs]
-    table = pa.table({"id": [d[0] for d in docs], "input_ids": ids_column,
-                      "num_tokens": [len(ids) for ids in ids_column],
-                      "source": [d[2] for d in docs]},
+    lengths = array("i", [len(ids) for _, ids, _ in docs])
+    table = pa.table({"id": [d[0] for d in docs], "input_ids": _int32_lists(docs, lengths),
+                      "num_tokens": _int32_array(lengths), "source": [d[2] for d in docs]},
                      schema=shard_schema().with_metadata(dict(metadata)))
     pq.write_table(table, directory / f"{name}.parquet", compression="zstd")
     with MegatronWriter(directory / name, vocab_size) as megatron:
-        for ids in ids_column:
+        for _, ids, _ in docs:
             megatron.add(ids)
     files = [f"{name}.parquet", f"{name}.bin", f"{name}.idx"]
     return {"files": {f: file_sha256(directory / f) for f in files},
             "documents": len(docs),
-            "empty_documents": sum(1 for ids in ids_column if not ids),
-            "tokens": sum(map(len, ids_column))}
+            "empty_documents": lengths.count(0),
+            "tokens": sum(lengths)}
+
+
+def _int32_array(values: array) -> pa.Array:
+    """An Arrow int32 array over an array('i')'s memory (both native byte order)."""
+    return pa.Array.from_buffers(pa.int32(), len(values), [None, pa.py_buffer(values)])
+
+
+def _int32_lists(docs: Sequence[tuple[str, Sequence[int], str]], lengths: array) -> pa.Array:
+    """The documents' ids as one Arrow list<int32> column, built from flat buffers: Arrow's
+    conversion from Python lists costs tens of nanoseconds per id."""
+    flat = array("i")
+    for _, ids, _ in docs:
+        flat.extend(ids if isinstance(ids, array) and ids.typecode == "i" else array("i", ids))
+    offsets = array("i", [0])
+    offsets.extend(accumulate(lengths))
+    return pa.ListArray.from_arrays(_int32_array(offsets), _int32_array(flat))
