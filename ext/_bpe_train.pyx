@@ -57,14 +57,17 @@ cdef enum:
     # How many candidates ahead to prefetch: they are scattered over the whole position
     # array, and waiting for each one's cache line was half of the merge time on CJK text.
     PREFETCH_AHEAD = 8
-    # Scaffold mode's log: four int64 per event, the first one of these kinds.
-    MERGED = 0    # (MERGED, left, right, pair count)
-    FLAGGED = 1   # (FLAGGED, token, standalone frequency, queue head)
-    UNFLAGGED = 2  # (UNFLAGGED, token, standalone frequency, 0)
     # The symbol of a position that was absorbed into its left neighbour.
     DEAD = -1
     # The link of a position at the start or end of its word.
     NONE = -1
+
+
+cpdef enum ScaffoldEvent:
+    # Scaffold mode's log: four int64 per event, the first one of these kinds.
+    MERGED = 0    # (MERGED, left, right, pair count)
+    FLAGGED = 1   # (FLAGGED, token, standalone frequency, queue head)
+    UNFLAGGED = 2  # (UNFLAGGED, token, standalone frequency, 0)
 
 
 # Everything a merge reads about one position, together: one cache line fetch, not four.

@@ -7,9 +7,10 @@ and now occurs strictly less often than the best remaining candidate is flagged 
 """
 from collections import Counter
 
+from tokfx._bpe_train import ScaffoldEvent
 from tokfx.reference.bpe_train import count_pairs, merge
 
-MERGED, FLAGGED, UNFLAGGED = 0, 1, 2
+MERGED, FLAGGED, UNFLAGGED = ScaffoldEvent.MERGED, ScaffoldEvent.FLAGGED, ScaffoldEvent.UNFLAGGED
 
 
 def standalone_counts(words: list[tuple[list[int], int]]) -> Counter:
