@@ -378,3 +378,28 @@ def test_cli_train_and_encode(tmp_path, capsys):
     capsys.readouterr()
     assert main(["encode", str(out), "--text", "Once upon a time"]) == 0
     assert json.loads(capsys.readouterr().out) == tok.encode("Once upon a time")
+
+
+def test_pipeline_run_with_scaffold_bpe(tmp_path):
+    from beam_jobs.pipelines import run
+    from megatron_reader import read_megatron
+    from pipeline_corpus import EOT, SOURCES, paragraphs, read_shards, write_zst_shards
+    from tokfx.tokenizer_files import tokenizer_json_bytes
+
+    docs = [p for source in SOURCES for p in paragraphs(source, 12_000)]
+    expected_docs = write_zst_shards(tmp_path, docs, shards=2)
+    out = tmp_path / "out"
+    run("run", ["--input", str(tmp_path / "*.jsonl.zst"), "--output", str(out), "--vocab-size", "600",
+                "--algorithm", "scaffold-bpe", "--num-shards", "2", "-q"])
+    expected = tokfx.train(list(expected_docs.values()), "scaffold-bpe", 600, special_tokens=[EOT])
+    assert expected.scaffold.scaffold
+    assert (out / "tokenizer" / TOKFX_JSON).read_bytes() == tokenizer_json_bytes(expected)
+    assert [p.name for p in (out / "tokenizer").iterdir()] == [TOKFX_JSON]
+    rows = read_shards(out)
+    assert sorted(r["id"] for r in rows) == sorted(expected_docs)
+    for row in rows:
+        assert row["input_ids"] == expected.encode(expected_docs[row["id"]])
+        assert max(row["input_ids"], default=0) < 600
+    megatron = [ids for path in sorted((out / "shards").glob("*.idx"))
+                for ids in read_megatron(path.with_suffix(""))[0]]
+    assert sorted(map(tuple, megatron)) == sorted(tuple(r["input_ids"]) for r in rows)
