@@ -11,6 +11,8 @@ token's standalone frequency, flags a merge's parts whose frequency falls below 
 head, and queues flagged tokens beside the pairs. Its twin is
 tokfx.reference.scaffold_bpe_train.
 """
+from array import array
+
 from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint32_t, uint64_t
 from libcpp.algorithm cimport sort
 from libcpp.string cimport string
@@ -416,22 +418,6 @@ cdef class _MergeLoop:
             return self.standalone[token] > self.pair_count[pair]
         return self.token_key[token].compare(self.token_key[self.pair_left[pair]]) > 0
 
-    cdef int64_t _head_count(self) noexcept nogil:
-        """The count of the queue's best valid candidate (pair or flagged token), 0 if none.
-
-        _best_pair validates the pair heap and lowers the admission threshold when it runs dry,
-        so this is the true best pair count, not the count of a stale or unadmitted entry. The
-        pair goes back at its current count, which is admitted, so nothing is lost.
-        """
-        cdef int32_t pair = self._best_pair(), token = self._best_token()
-        cdef int64_t head = 0
-        if pair >= 0:
-            self._push(pair)
-            head = self.pair_count[pair]
-        if token >= 0 and self.standalone[token] > head:
-            head = self.standalone[token]
-        return head
-
     cdef bint _flag_if_below(self, int32_t part, int64_t head, vector[int64_t]* log) noexcept nogil:
         """Flag `part` if it is learned, normal and strictly below head; whether it was."""
         cdef TokenEntry entry
@@ -455,17 +441,20 @@ cdef class _MergeLoop:
         merged into a new normal token, its parts lose the merged occurrences (a pair (a, a)
         takes two per occurrence), and each part that is normal and learned and now occurs
         strictly less often than the new queue head is flagged.
+
+        The queue head is the better of the best flagged token and the best pair as _best_pair
+        finds it: validated against its current count, with the admission threshold lowered
+        when the heap runs dry, so neither a stale entry nor a pair below the threshold stands
+        in for it. That pair is also the next step's pair (flags and unflags change no pair
+        count), so it is held out of the heap until merged, or pushed back on return.
         """
-        cdef int32_t pair, token, left, right
+        cdef int32_t pair = self._best_pair(), token, left, right
         cdef int64_t weight, head
         while normal < target:
-            pair = self._best_pair()
             token = self._best_token()
             if pair < 0 and token < 0:
                 break
             if token >= 0 and self._token_wins(token, pair):
-                if pair >= 0:
-                    self._push(pair)
                 pop_token(self.token_heap, self.token_key)
                 self.flagged[token] = False
                 normal += 1
@@ -486,10 +475,16 @@ cdef class _MergeLoop:
             self.standalone[left] -= weight
             self.standalone[right] -= weight
             normal += 1
-            head = self._head_count()
+            pair = self._best_pair()
+            token = self._best_token()
+            head = self.pair_count[pair] if pair >= 0 else 0
+            if token >= 0 and self.standalone[token] > head:
+                head = self.standalone[token]
             normal -= self._flag_if_below(left, head, log)
             if right != left:
                 normal -= self._flag_if_below(right, head, log)
+        if pair >= 0:
+            self._push(pair)
         return normal
 
 
@@ -530,12 +525,13 @@ def train_scaffold_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t
                           progress=None, Py_ssize_t progress_every=1000):
     """Scaffold-BPE: learn tokens until `num_normal` of them are normal (not scaffold).
 
-    Inputs as train_merges. Returns the event log in order, tuples of four ints:
-    (0, left, right, count) merged the pair, creating the next id (len(symbol_keys) + number
-    of merges so far); (1, token, frequency, head) flagged token scaffold, its standalone
-    frequency strictly below the queue head; (2, token, frequency, 0) unflagged it. Stops
-    early when no pair and no flagged token is left. progress(normal, num_normal) as in
-    train_merges, counting normal learned tokens.
+    Inputs as train_merges. Returns (merges, scaffold, log): the merges (left, right) in order,
+    merge i creating id len(symbol_keys) + i; the ids flagged scaffold at the end, ascending;
+    and every event in order as an int64 array, four entries per event:
+    (MERGED, left, right, count) merged the pair; (FLAGGED, token, frequency, head) flagged the
+    token, its standalone frequency strictly below the queue head; (UNFLAGGED, token,
+    frequency, 0) unflagged it (ScaffoldEvent names the kinds). Stops early when no pair and no
+    flagged token is left. progress(normal, num_normal) as in train_merges.
     """
     if progress_every < 1:
         raise ValueError("progress_every must be >= 1")
@@ -557,4 +553,8 @@ def train_scaffold_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t
             progress(normal, num_normal)
         if normal < target:
             break
-    return [(log[i], log[i + 1], log[i + 2], log[i + 3]) for i in range(0, log.size(), 4)]
+    merges = [(log[i + 1], log[i + 2]) for i in range(0, log.size(), 4) if log[i] == MERGED]
+    scaffold = [token for token in range(loop.flagged.size()) if loop.flagged[token]]
+    events = array("q")
+    events.frombytes((<char*>log.data())[:log.size() * sizeof(int64_t)])
+    return merges, scaffold, events

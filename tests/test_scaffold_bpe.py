@@ -31,12 +31,29 @@ SCHEMA = Path(__file__).parents[1] / "schemas" / "tokfx.schema.json"
 x, y, z, a, b, c, d, q = b"xyzabcdq"
 
 
+def events(flat_log) -> list[tuple[int, int, int, int]]:
+    return [tuple(flat_log[i:i + 4]) for i in range(0, len(flat_log), 4)]
+
+
 def core_log(word_counts, symbol_keys, num_normal):
-    return train_scaffold_merges(*packed(word_counts), list(symbol_keys), num_normal)
+    merges, scaffold, flat_log = train_scaffold_merges(*packed(word_counts), list(symbol_keys), num_normal)
+    log = events(flat_log)
+    assert merges == merges_of(log) and scaffold == sorted(final_scaffold(log))
+    return log
 
 
 def merges_of(log):
     return [(left, right) for kind, left, right, _ in log if kind == MERGED]
+
+
+def final_scaffold(log) -> set[int]:
+    flagged = set()
+    for kind, token, *_ in log:
+        if kind == FLAGGED:
+            flagged.add(token)
+        elif kind == UNFLAGGED:
+            flagged.remove(token)
+    return flagged
 
 
 # ---- hand-worked examples (the paper's "zona" inside "Arizona", in miniature: "yz" is made
@@ -148,7 +165,7 @@ def trained(request):
     text = corpus_text(relative)
     counts = pretoken_counts(text)
     base = Alphabet.named(alphabet)
-    log = train_scaffold_merges(*packed_words(counts, base), symbol_keys(base), vocab_size - base.size - 1)
+    log = events(train_scaffold_merges(*packed_words(counts, base), symbol_keys(base), vocab_size - base.size - 1)[2])
     tok = tokfx.train(counts, "scaffold-bpe", vocab_size, alphabet=alphabet)
     return text, log, tok
 
@@ -179,7 +196,7 @@ def test_log_invariants(trained):
             following = log[i + 1]
             assert (following[3] if following[0] == MERGED else following[2]) == third
     assert flagged and normal == tok.vocab_size - size - 1
-    assert flagged == tok.scaffold.scaffold
+    assert flagged == tok.scaffold.scaffold and merges_of(log) == tok.scaffold.merges
     assert len(tok.tokens) == tok.vocab_size and len(tok.scaffold.normal_tokens) == tok.vocab_size - 1
 
 
@@ -234,7 +251,7 @@ def test_flags_appear_on_real_text_and_bytes_per_token_stays_close_to_bpe():
 def test_until_the_first_flag_merges_and_encodings_equal_bpe():
     text = corpus_text("english/pg2701_moby_dick.txt")[:300_000]
     counts = pretoken_counts(text)
-    log = train_scaffold_merges(*packed_words(counts, Alphabet.named("bytes")), BYTE_KEYS, 1000)
+    log = events(train_scaffold_merges(*packed_words(counts, Alphabet.named("bytes")), BYTE_KEYS, 1000)[2])
     first_flag = next(i for i, event in enumerate(log) if event[0] == FLAGGED)
     # Every event before the first flag is a merge, so up to it nothing was ever flagged.
     # The flag belongs to merge first_flag - 1's step: stop one merge before it (+1 special).

@@ -24,9 +24,9 @@ def train_scaffold_vocab(counts: Mapping[bytes, int], num_normal: int, *, alphab
         rate = done / max(time.perf_counter() - start, 1e-9)
         print(f"scaffold-bpe: {done:,}/{total:,} normal tokens, {rate:,.0f}/s", file=sys.stderr)
 
-    log = train_scaffold_merges(*packed_words(counts, alphabet), symbol_keys(alphabet), num_normal,
-                                progress=report if progress else None)
-    vocab = ScaffoldVocab.from_log(alphabet, log)
+    merges, scaffold, _ = train_scaffold_merges(*packed_words(counts, alphabet), symbol_keys(alphabet),
+                                                num_normal, progress=report if progress else None)
+    vocab = ScaffoldVocab(alphabet, merges, scaffold)
     if progress:
         print(f"scaffold-bpe: {len(vocab.merges):,} merges, {len(vocab.scaffold):,} scaffold tokens"
               f" in {time.perf_counter() - start:.2f} s", file=sys.stderr)
@@ -45,5 +45,5 @@ def train_scaffold_bpe_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int
     tokens = vocab.normal_tokens
     special_ids = {name: len(tokens) + i for i, name in enumerate(specials)}
     tokens += [alphabet.token_of_text(name) for name in specials]
-    return Tokenizer(tokens, vocab.normal_merges(), special_ids, pattern, "scaffold-bpe",
+    return Tokenizer(tokens, vocab.normal_merges, special_ids, pattern, "scaffold-bpe",
                      {"vocab_size": vocab_size}, alphabet, scaffold=vocab)

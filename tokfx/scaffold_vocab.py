@@ -10,9 +10,10 @@ applies every merge (scaffolding), then replaces each scaffold token by its demo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cached_property
+from itertools import compress
 
 from tokfx._bpe_encode import BPEEncoder
-from tokfx._bpe_train import ScaffoldEvent
 from tokfx.alphabet import Alphabet
 from tokfx.bpe_trainer import token_bytes
 
@@ -57,7 +58,7 @@ class ScaffoldVocab:
             table.append(table[left] + table[right] if model_id is None else [model_id])
         return table
 
-    @property
+    @cached_property
     def expanded_tokens(self) -> list:
         """Every expanded token by expanded id, as the alphabet holds tokens."""
         return token_bytes(self.merges, self.alphabet)
@@ -65,8 +66,9 @@ class ScaffoldVocab:
     @property
     def normal_tokens(self) -> list:
         """The tokens of model ids 0.. (no special tokens)."""
-        return [t for t, model_id in zip(self.expanded_tokens, self.model_ids) if model_id is not None]
+        return list(compress(self.expanded_tokens, (m is not None for m in self.model_ids)))
 
+    @cached_property
     def normal_merges(self) -> list[tuple[int, int, int]]:
         """The merges whose parts and result are all normal, in model ids: all of them (then
         plain BPE files express the tokenizer exactly) only when nothing is scaffold."""
@@ -105,17 +107,3 @@ class ScaffoldVocab:
         if doc["model_ids"] != vocab.model_ids:
             raise ValueError("scaffold: model_ids do not number the normal tokens in expanded order")
         return vocab
-
-    @classmethod
-    def from_log(cls, alphabet: Alphabet, log: Iterable[tuple[int, int, int, int]]) -> "ScaffoldVocab":
-        """From the trainer's event log (tokfx._bpe_train.train_scaffold_merges)."""
-        merges, scaffold = [], set()
-        for kind, a, b, _ in log:
-            if kind == ScaffoldEvent.MERGED:
-                merges.append((a, b))
-            elif kind == ScaffoldEvent.FLAGGED:
-                scaffold.add(a)
-            else:
-                scaffold.remove(a)
-        return cls(alphabet, merges, scaffold)
-

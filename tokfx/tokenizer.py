@@ -58,7 +58,7 @@ class Tokenizer:
             self._encoder = BPEEncoder(self._merges, base_symbol_ids(self._ids_by_token, alphabet),
                                        cjk_prefix_ids=alphabet.cjk_prefix_ids)
         else:
-            if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges():
+            if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
                 raise ValueError("scaffold: its alphabet or normal merges differ from the tokenizer's")
             scaffold.check_model(self._tokens, self._special.values())
             self._encoder = scaffold.encoder()
