@@ -2,11 +2,11 @@
 
 Run from the repository root after building: python bench/bench_scaffold.py
 Pre-tokens are counted once (tokfx.count_pretokens). Training time, the two alternating,
-median of 3: the merge loop alone on packed input (train_merges vs train_scaffold_merges), plus
+median of 7 runs' CPU time: the merge loop alone on packed input (train_merges vs train_scaffold_merges), plus
 plain BPE run to as many merges as Scaffold-BPE's expanded vocabulary needs (to separate the
 cost of the extra merges from the scaffold bookkeeping); and the whole trainer from counts to
 Tokenizer (tokfx.train). Bytes per token: en_10M (the training text) encoded by each. Encode speed: Tokenizer.encode
-on en_10M, median of 3, the two alternating, with a fresh encoder per run (cold piece cache:
+on en_10M, median of 7 runs' CPU time, the two alternating, with a fresh encoder per run (cold piece cache:
 every distinct piece is merged, and for Scaffold-BPE demolished, once) and with one encoder
 reused (warm cache, the steady state of a long encode job).
 """
@@ -27,7 +27,9 @@ from tokfx.bpe_trainer import BYTE_KEYS, packed_words  # noqa: E402
 from tokfx.tokenizer_files import tokenizer_from_dict, tokenizer_to_dict  # noqa: E402
 
 SPECIAL = "<|endoftext|>"
-REPEATS = 3
+# CPU time (time.process_time; all of it single-threaded) of each run, median of REPEATS: on the
+# shared 2-core machine wall times of these 0.05-0.3 s runs swung by 2x with other jobs' load.
+REPEATS = 7
 
 
 def alternating_medians(runs: dict) -> dict:
@@ -35,18 +37,18 @@ def alternating_medians(runs: dict) -> dict:
     times = {name: [] for name in runs}
     for _ in range(REPEATS):
         for name, run in runs.items():
-            start = time.perf_counter()
+            start = time.process_time()
             run()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(time.process_time() - start)
     return {name: statistics.median(t) for name, t in times.items()}
 
 
 def cold_encode(tokenizer, text):
     """A run with a fresh encoder (its own empty piece cache): only encode() is timed."""
     fresh = tokenizer_from_dict(tokenizer_to_dict(tokenizer))
-    start = time.perf_counter()
+    start = time.process_time()
     fresh.encode(text)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def main() -> None:

@@ -102,9 +102,9 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _out
     # Python ints for the ids below ID_OBJECTS, so building the result list mostly only increfs.
     cdef list _id_objects
-    # The demolition table, flattened: id t becomes _demolition_ids[start[t]:start[t + 1]].
+    # The demolition table: id t becomes _demolition_ids[_demolition_start[t]:...[t + 1]].
     cdef bint _demolish
-    cdef vector[int32_t] _demolition_start
+    cdef vector[int64_t] _demolition_start
     cdef vector[int32_t] _demolition_ids
     cdef vector[int32_t] _demolished
 
@@ -112,9 +112,10 @@ cdef class BPEEncoder:
         """symbol_ids: the token id of each base symbol (256 bytes, or with cjk_prefix_ids,
         the 512 + len(groups) symbols of the cjk alphabet: tokfx.alphabet).
 
-        demolition: optional, for every id the merges and symbol_ids use, the non-empty list of
-        ids that the output holds in its place (one id for a base symbol). Pieces are cached
-        after demolition, so a cached piece costs the same with it or without."""
+        demolition: optional (starts, ids), int64 and int32 buffers: for every id t the merges
+        and symbol_ids use, the output holds ids[starts[t]:starts[t + 1]] in its place (never
+        empty; one id for a base symbol). Pieces are cached after demolition, so a cached piece
+        costs the same with it or without."""
         cdef RankSlot* slot
         symbol_ids = list(symbol_ids)
         self._remap = cjk_prefix_ids is not None
@@ -158,22 +159,27 @@ cdef class BPEEncoder:
         self._cache_slots.assign(slots, CacheSlot(0, 0, 0, 0))
         self._demolish = demolition is not None
         if self._demolish:
-            self._set_demolition(list(demolition), max_id)
+            starts, ids = demolition
+            self._set_demolition(starts, ids, max_id)
         self._id_objects = list(range(min(max_id + 1, ID_OBJECTS)))
 
-    cdef int _set_demolition(self, list demolition, int32_t max_id) except -1:
-        if len(demolition) <= max_id:
-            raise ValueError(f"demolition covers ids 0..{len(demolition) - 1}, the merges use {max_id}")
-        self._demolition_start.push_back(0)
-        for token_id, parts in enumerate(demolition):
-            if not parts:
-                raise ValueError(f"demolition[{token_id}] is empty")
-            for part in parts:
-                self._demolition_ids.push_back(_checked_id(part))
-            self._demolition_start.push_back(self._demolition_ids.size())
-        for symbol, token_id in enumerate(self._symbol_ids):
-            if len(demolition[token_id]) != 1:
-                raise ValueError(f"demolition of base symbol {symbol} (id {token_id}) is not one id")
+    cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
+        cdef Py_ssize_t t, n = starts.shape[0] - 1
+        if n <= max_id:
+            raise ValueError(f"demolition covers ids 0..{n - 1}, the merges use {max_id}")
+        if starts[0] != 0 or starts[n] != ids.shape[0]:
+            raise ValueError("demolition starts must run from 0 to the number of ids")
+        for t in range(n):
+            if starts[t + 1] <= starts[t]:
+                raise ValueError(f"the demolition of {t} is empty")
+        for t in range(ids.shape[0]):
+            _checked_id(ids[t])
+        for symbol in range(<Py_ssize_t>self._symbol_ids.size()):
+            t = self._symbol_ids[symbol]
+            if starts[t + 1] - starts[t] != 1:
+                raise ValueError(f"demolition of base symbol {symbol} (id {t}) is not one id")
+        self._demolition_start.assign(&starts[0], &starts[0] + n + 1)
+        self._demolition_ids.assign(&ids[0], &ids[0] + ids.shape[0])
         return 0
 
     def encode_piece(self, bytes piece):
@@ -245,7 +251,8 @@ cdef class BPEEncoder:
 
     cdef int _demolish_symbols(self) except -1:
         """Replace each of _symbols by its demolition."""
-        cdef int32_t symbol, j
+        cdef int32_t symbol
+        cdef int64_t j
         self._demolished.clear()
         for symbol in self._symbols:
             for j in range(self._demolition_start[symbol], self._demolition_start[symbol + 1]):

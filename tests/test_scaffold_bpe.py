@@ -1,6 +1,7 @@
 """Scaffold-BPE: the merge loop's scaffold mode against its pure-Python twin, hand-worked
 examples, invariants on real text, encoding with demolition, files, CLI."""
 import json
+from array import array
 from collections import Counter
 from pathlib import Path
 
@@ -205,7 +206,7 @@ def test_demolitions_are_normal_and_spell_the_token(trained):
     vocab = tok.scaffold
     expanded = vocab.expanded_tokens
     for token in vocab.scaffold:
-        parts = vocab.demolition[token]
+        parts = vocab.demolition(token)
         assert len(parts) >= 2
         assert all(0 <= p < tok.vocab_size - 1 for p in parts)  # model ids of normal tokens
         assert sum((tok.tokens[p] for p in parts), ()) == tuple(expanded[token])
@@ -221,7 +222,7 @@ def test_round_trip_and_no_scaffold_id(trained):
     expanded_ids = {model_id: e for e, model_id in enumerate(tok.scaffold.model_ids) if model_id is not None}
     assert not {expanded_ids[i] for i in ids if i != eot} & tok.scaffold.scaffold
     # Some scaffold token was demolished in this text: the table is exercised.
-    assert any(len(tok.scaffold.demolition[t]) > 1 for t in tok.scaffold.scaffold)
+    assert any(len(tok.scaffold.demolition(t)) > 1 for t in tok.scaffold.scaffold)
 
 
 def test_encoding_equals_reference(trained):
@@ -300,20 +301,35 @@ def scaffold_vocabularies(draw):
 def test_demolishing_encoder_equals_reference(vocab, pieces, cache_size):
     triples = [(left, right, t) for t, (left, right) in enumerate(vocab.merges, 256)]
     model_ids = {e: m for e, m in enumerate(vocab.model_ids) if m is not None}
-    encoder = BPEEncoder(triples, range(256), cache_size=cache_size, demolition=vocab.demolition)
+    encoder = BPEEncoder(triples, range(256), cache_size=cache_size, demolition=vocab.demolition_table)
     for _ in range(2):  # the second pass reads the cache
         for piece in pieces:
             assert encoder.encode_piece(piece) == reference_encode_piece(
                 piece, triples, range(256), set(vocab.scaffold), model_ids)
 
 
+def demolition_table(lists):
+    """(starts, ids) buffers of a demolition table given as one list of ids per token."""
+    starts, ids = array("q", [0]), array("i")
+    for parts in lists:
+        ids.extend(parts)
+        starts.append(len(ids))
+    return starts, ids
+
+
 def test_encoder_refuses_a_bad_demolition_table():
+    identity = [[i] for i in range(256)]
     with pytest.raises(ValueError, match="empty"):
-        BPEEncoder([], range(256), demolition=[[i] for i in range(255)] + [[]])
+        BPEEncoder([], range(256), demolition=demolition_table(identity[:255] + [[]]))
     with pytest.raises(ValueError, match="covers"):
-        BPEEncoder([(97, 98, 256)], range(256), demolition=[[i] for i in range(256)])
+        BPEEncoder([(97, 98, 256)], range(256), demolition=demolition_table(identity))
     with pytest.raises(ValueError, match="base symbol 7"):
-        BPEEncoder([], range(256), demolition=[[i] for i in range(7)] + [[7, 7]] + [[i] for i in range(8, 256)])
+        BPEEncoder([], range(256), demolition=demolition_table(identity[:7] + [[7, 7]] + identity[8:]))
+    with pytest.raises(ValueError, match="from 0"):
+        BPEEncoder([], range(256), demolition=(array("q", range(1, 258)), array("i", range(257))))
+    # A valid table: token 256 ("ab") is emitted as a then b.
+    encoder = BPEEncoder([(97, 98, 256)], range(256), demolition=demolition_table(identity + [[97, 98]]))
+    assert encoder.encode_piece(b"abc") == [97, 98, 99]
 
 
 # ---- files
@@ -338,7 +354,7 @@ def test_save_load_round_trip_writes_tokfx_json_only(small, tmp_path, caplog):
     assert sum(doc["scaffold"]["is_scaffold"]) == len(tok.scaffold.scaffold)
     loaded = tokfx.Tokenizer.load(tmp_path)
     assert loaded.encode(text) == tok.encode(text) and loaded.vocab_size == 700
-    assert loaded.scaffold.demolition == tok.scaffold.demolition
+    assert loaded.scaffold.demolition_table == tok.scaffold.demolition_table
 
 
 def test_without_scaffold_tokens_gpt2_files_are_written(tmp_path):

@@ -9,9 +9,10 @@ applies every merge (scaffolding), then replaces each scaffold token by its demo
 """
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from itertools import compress
+from itertools import compress, count
 
 from tokfx._bpe_encode import BPEEncoder
 from tokfx.alphabet import Alphabet
@@ -33,7 +34,6 @@ class ScaffoldVocab:
             raise ValueError(f"scaffold token {min(outside)} is not a learned token"
                              f" ({alphabet.size}..{self.expanded_size - 1}): base symbols are never scaffold")
         self.model_ids = self._model_ids()
-        self.demolition = self._demolition()
 
     @property
     def expanded_size(self) -> int:
@@ -41,22 +41,29 @@ class ScaffoldVocab:
 
     def _model_ids(self) -> list[int | None]:
         """Per expanded id, its model id, or None for a scaffold token."""
-        model_ids, next_id = [], 0
-        for token in range(self.expanded_size):
-            if token in self.scaffold:
-                model_ids.append(None)
-            else:
-                model_ids.append(next_id)
-                next_id += 1
-        return model_ids
+        model_id = count()
+        return [None if token in self.scaffold else next(model_id) for token in range(self.expanded_size)]
 
-    def _demolition(self) -> list[list[int]]:
-        """Per expanded id, the model ids encoding emits for it (parts come before a merge)."""
-        table = [[model_id] for model_id in self.model_ids[:self.alphabet.size]]
-        for token, (left, right) in enumerate(self.merges, self.alphabet.size):
-            model_id = self.model_ids[token]
-            table.append(table[left] + table[right] if model_id is None else [model_id])
-        return table
+    @cached_property
+    def demolition_table(self) -> tuple[array, array]:
+        """(starts, ids): expanded id t is emitted as ids[starts[t]:starts[t + 1]], its model id
+        if it is normal, else its merge parts' demolitions joined (parts come before a merge)."""
+        size = self.alphabet.size
+        ids = array("i", range(size))  # base symbols are normal and keep their ids
+        starts = array("q", range(size + 1))
+        for (left, right), model_id in zip(self.merges, self.model_ids[size:]):
+            if model_id is None:
+                ids += ids[starts[left]:starts[left + 1]]
+                ids += ids[starts[right]:starts[right + 1]]
+            else:
+                ids.append(model_id)
+            starts.append(len(ids))
+        return starts, ids
+
+    def demolition(self, token: int) -> list[int]:
+        """The model ids encoding emits for expanded id `token`."""
+        starts, ids = self.demolition_table
+        return ids[starts[token]:starts[token + 1]].tolist()
 
     @cached_property
     def expanded_tokens(self) -> list:
@@ -73,9 +80,9 @@ class ScaffoldVocab:
         """The merges whose parts and result are all normal, in model ids: all of them (then
         plain BPE files express the tokenizer exactly) only when nothing is scaffold."""
         ids = self.model_ids
-        return [(ids[left], ids[right], ids[token])
-                for token, (left, right) in enumerate(self.merges, self.alphabet.size)
-                if None not in (ids[left], ids[right], ids[token])]
+        return [(ids[left], ids[right], merged)
+                for (left, right), merged in zip(self.merges, ids[self.alphabet.size:])
+                if merged is not None and ids[left] is not None and ids[right] is not None]
 
     def check_model(self, tokens: Sequence, special_ids: Iterable[int]) -> None:
         """A Tokenizer's tokens must be the normal tokens, then special tokens only."""
@@ -90,7 +97,7 @@ class ScaffoldVocab:
         """Every merge by rank over expanded ids, then demolition into model ids."""
         triples = [(left, right, token) for token, (left, right) in enumerate(self.merges, self.alphabet.size)]
         return BPEEncoder(triples, range(self.alphabet.size), cjk_prefix_ids=self.alphabet.cjk_prefix_ids,
-                          demolition=self.demolition)
+                          demolition=self.demolition_table)
 
     # --- tokfx.json ------------------------------------------------------------------------
     def to_dict(self) -> dict:
