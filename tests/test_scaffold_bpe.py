@@ -411,6 +411,11 @@ def test_cli_train_and_encode(tmp_path, capsys):
     capsys.readouterr()
     assert main(["encode", str(out), "--text", "Once upon a time"]) == 0
     assert json.loads(capsys.readouterr().out) == tok.encode("Once upon a time")
+    assert main(["inspect", str(out)]) == 0
+    shown = capsys.readouterr().out
+    learned = 700 - 256 - 1
+    assert f"700 (256 bytes + {learned} learned tokens + 1 special)" in shown
+    assert f"scaffold:       {len(tok.scaffold.scaffold)} scaffold tokens of {256 + len(tok.scaffold.merges)}" in shown
 
 
 def test_pipeline_run_with_scaffold_bpe(tmp_path):

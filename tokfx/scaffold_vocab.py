@@ -20,6 +20,8 @@ from tokfx.bpe_trainer import token_bytes
 
 
 class ScaffoldVocab:
+    """The expanded vocabulary of a Scaffold-BPE tokenizer (`Tokenizer.scaffold`)."""
+
     def __init__(self, alphabet: Alphabet, merges: Sequence[tuple[int, int]], scaffold: Iterable[int]):
         """merges: (left, right) in expanded ids, merge i creating id alphabet.size + i;
         scaffold: the expanded ids flagged scaffold at the end of training."""
