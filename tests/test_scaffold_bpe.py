@@ -25,7 +25,7 @@ from tokfx.reference.scaffold_bpe_encode import encode_piece as reference_encode
 from tokfx.reference.scaffold_bpe_train import train_scaffold_merges as reference_scaffold_merges
 from tokfx.scaffold_bpe import train_scaffold_vocab
 from tokfx.scaffold_vocab import ScaffoldVocab
-from tokfx.tokenizer_files import TOKFX_JSON
+from tokfx.tokenizer_files import TOKFX_JSON, tokenizer_json_bytes
 
 MERGED, FLAGGED, UNFLAGGED = ScaffoldEvent.MERGED, ScaffoldEvent.FLAGGED, ScaffoldEvent.UNFLAGGED
 SCHEMA = Path(__file__).parents[1] / "schemas" / "tokfx.schema.json"
@@ -125,6 +125,15 @@ def test_core_equals_reference_on_random_inputs(case):
     word_counts, symbol_keys, num_normal = case
     assert core_log(word_counts, symbol_keys, num_normal) == \
         reference_scaffold_merges(word_counts, symbol_keys, num_normal)
+
+
+@settings(max_examples=50, deadline=None)
+@given(training_inputs(), st.randoms(use_true_random=False))
+def test_word_order_does_not_matter(case, rng):
+    word_counts, symbol_keys, num_normal = case
+    shuffled = list(word_counts.items())
+    rng.shuffle(shuffled)
+    assert core_log(dict(shuffled), symbol_keys, num_normal) == core_log(word_counts, symbol_keys, num_normal)
 
 
 @settings(max_examples=300, deadline=None)
@@ -357,6 +366,24 @@ def test_save_load_round_trip_writes_tokfx_json_only(small, tmp_path, caplog):
     assert loaded.scaffold.demolition_table == tok.scaffold.demolition_table
 
 
+def test_cjk_tokenizer_round_trips_through_tokfx_json(tmp_path):
+    text = corpus_text("chinese/hongloumeng.txt")[:100_000]
+    tok = tokfx.train(text, "scaffold-bpe", 1500, alphabet="cjk")
+    assert tok.scaffold.scaffold
+    tok.save(tmp_path)
+    loaded = tokfx.Tokenizer.load(tmp_path)
+    assert (tmp_path / TOKFX_JSON).read_bytes() == tokenizer_json_bytes(loaded)
+    assert loaded.encode(text) == tok.encode(text) and loaded.decode(tok.encode(text)) == text
+
+
+def test_same_input_same_file():
+    text = fixture_path("tinystories_sample.txt").read_text(encoding="utf-8")
+    counts = pretoken_counts(text)
+    reordered = dict(sorted(counts.items(), key=lambda item: item[0][::-1]))
+    assert tokenizer_json_bytes(tokfx.train(counts, "scaffold-bpe", 700)) == \
+        tokenizer_json_bytes(tokfx.train(reordered, "scaffold-bpe", 700))
+
+
 def test_without_scaffold_tokens_gpt2_files_are_written(tmp_path):
     tok = tokfx.train({b"xyz": 10, b"yz": 2, b"ab": 5, b"cd": 2}, "scaffold-bpe", 260, special_tokens=())
     tok.save(tmp_path)
@@ -422,7 +449,6 @@ def test_pipeline_run_with_scaffold_bpe(tmp_path):
     from beam_jobs.pipelines import run
     from megatron_reader import read_megatron
     from pipeline_corpus import EOT, SOURCES, paragraphs, read_shards, write_zst_shards
-    from tokfx.tokenizer_files import tokenizer_json_bytes
 
     docs = [p for source in SOURCES for p in paragraphs(source, 12_000)]
     expected_docs = write_zst_shards(tmp_path, docs, shards=2)
