@@ -1,14 +1,16 @@
-"""Scaffold-BPE vs plain BPE on en_10M at 8K and 32K vocab, side by side in one run.
+"""Scaffold-BPE vs plain BPE at 8K and 32K vocab, side by side in one run.
 
-Run from the repository root after building: python bench/bench_scaffold.py
+Run from the repository root after building: python bench/bench_scaffold.py [CORPUS ALPHABET]
+(default en_10M bytes; e.g. zh_5M cjk for a corpus whose merge loop takes longer).
 Pre-tokens are counted once (tokfx.count_pretokens). Training time, the two alternating,
-median of 7 runs' CPU time: the merge loop alone on packed input (train_merges vs train_scaffold_merges), plus
-plain BPE run to as many merges as Scaffold-BPE's expanded vocabulary needs (to separate the
-cost of the extra merges from the scaffold bookkeeping); and the whole trainer from counts to
-Tokenizer (tokfx.train). Bytes per token: en_10M (the training text) encoded by each. Encode speed: Tokenizer.encode
-on en_10M, median of 7 runs' CPU time, the two alternating, with a fresh encoder per run (cold piece cache:
-every distinct piece is merged, and for Scaffold-BPE demolished, once) and with one encoder
-reused (warm cache, the steady state of a long encode job).
+median of 7 runs' CPU time: the merge loop alone on packed input (train_merges vs
+train_scaffold_merges), plus plain BPE run to as many merges as Scaffold-BPE's expanded
+vocabulary needs (to separate the cost of the extra merges from the scaffold bookkeeping); and
+the whole trainer from counts to Tokenizer (tokfx.train). Bytes per token: the corpus (the
+training text) encoded by each. Encode speed: Tokenizer.encode of the corpus, median of 7 runs'
+CPU time, the two alternating, with a fresh encoder per run (cold piece cache: every distinct
+piece is merged, and for Scaffold-BPE demolished, once) and with one encoder reused (warm
+cache, the steady state of a long encode job).
 """
 import statistics
 import sys
@@ -22,8 +24,8 @@ from corpora import load  # noqa: E402
 
 import tokfx  # noqa: E402
 from tokfx._bpe_train import train_merges, train_scaffold_merges  # noqa: E402
-from tokfx.alphabet import BYTES  # noqa: E402
-from tokfx.bpe_trainer import BYTE_KEYS, packed_words  # noqa: E402
+from tokfx.alphabet import Alphabet  # noqa: E402
+from tokfx.bpe_trainer import packed_words, symbol_keys  # noqa: E402
 from tokfx.tokenizer_files import tokenizer_from_dict, tokenizer_to_dict  # noqa: E402
 
 SPECIAL = "<|endoftext|>"
@@ -51,28 +53,31 @@ def cold_encode(tokenizer, text):
     return time.process_time() - start
 
 
-def main() -> None:
-    text = load("en_10M")
+def main(corpus: str = "en_10M", alphabet_name: str = "bytes") -> None:
+    text = load(corpus)
+    alphabet = Alphabet.named(alphabet_name)
+    keys = symbol_keys(alphabet)
     size_mb = len(text.encode("utf-8")) / 1e6
     start = time.perf_counter()
     counts = tokfx.count_pretokens(text, "gpt2", [SPECIAL])
-    print(f"en_10M: {size_mb:.1f} MB, {len(counts):,} distinct pre-tokens, counted in"
-          f" {time.perf_counter() - start:.1f} s")
-    words = packed_words(counts, BYTES)
+    print(f"{corpus}: {size_mb:.1f} MB, {len(counts):,} distinct pre-tokens, counted in"
+          f" {time.perf_counter() - start:.1f} s; {alphabet_name} alphabet")
+    words = packed_words(counts, alphabet)
     for vocab_size in (8_000, 32_000):
-        learned = vocab_size - 256 - 1
-        bpe = tokfx.train(counts, "bpe", vocab_size, [SPECIAL])
-        scaffold = tokfx.train(counts, "scaffold-bpe", vocab_size, [SPECIAL])
+        learned = vocab_size - alphabet.size - 1
+        bpe = tokfx.train(counts, "bpe", vocab_size, [SPECIAL], alphabet=alphabet_name)
+        scaffold = tokfx.train(counts, "scaffold-bpe", vocab_size, [SPECIAL], alphabet=alphabet_name)
         vocab = scaffold.scaffold
         expanded_merges = len(vocab.merges)
         core = alternating_medians({
-            "bpe": lambda: train_merges(*words, BYTE_KEYS, learned),
-            "scaffold": lambda: train_scaffold_merges(*words, BYTE_KEYS, learned),
-            "bpe_expanded": lambda: train_merges(*words, BYTE_KEYS, expanded_merges),
+            "bpe": lambda: train_merges(*words, keys, learned),
+            "scaffold": lambda: train_scaffold_merges(*words, keys, learned),
+            "bpe_expanded": lambda: train_merges(*words, keys, expanded_merges),
         })
         trainer = alternating_medians({
-            "bpe": lambda: tokfx.train(counts, "bpe", vocab_size, [SPECIAL]),
-            "scaffold": lambda: tokfx.train(counts, "scaffold-bpe", vocab_size, [SPECIAL]),
+            "bpe": lambda: tokfx.train(counts, "bpe", vocab_size, [SPECIAL], alphabet=alphabet_name),
+            "scaffold": lambda: tokfx.train(counts, "scaffold-bpe", vocab_size, [SPECIAL],
+                                            alphabet=alphabet_name),
         })
         bpe_ids, scaffold_ids = bpe.encode(text), scaffold.encode(text)
         assert scaffold.decode(scaffold_ids) == text
@@ -85,7 +90,7 @@ def main() -> None:
         cold = {name: statistics.median(t) for name, t in cold.items()}
         nbytes = len(text.encode("utf-8"))
         print(f"\nvocab {vocab_size:,}: expanded vocabulary {vocab.expanded_size + 1:,}"
-              f" ({vocab.expanded_size - 256:,} merges), {len(vocab.scaffold):,} scaffold tokens ="
+              f" ({len(vocab.merges):,} merges), {len(vocab.scaffold):,} scaffold tokens ="
               f" {len(vocab.scaffold) / (vocab.expanded_size + 1):.2%} of it")
         print(f"  bytes/token      bpe {nbytes / len(bpe_ids):.4f}   scaffold {nbytes / len(scaffold_ids):.4f}"
               f"   ({len(scaffold_ids) / len(bpe_ids) - 1:+.2%} tokens)")
@@ -100,4 +105,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:])
