@@ -2,7 +2,11 @@
 bytes, or with the cjk alphabet its remapped symbols) and repeatedly apply the lowest-rank merge
 present, replacing its occurrences left to right without overlap.
 
-Twin: tokfx.reference.bpe_encode (the tests run both on random merge tables and on GPT-2).
+With a demolition table (Scaffold-BPE), each id the merges leave is then replaced by its
+demolition: one or more output ids.
+
+Twin: tokfx.reference.bpe_encode (the tests run both on random merge tables and on GPT-2), and
+tokfx.reference.scaffold_bpe_encode for demolition.
 """
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
@@ -98,10 +102,20 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _out
     # Python ints for the ids below ID_OBJECTS, so building the result list mostly only increfs.
     cdef list _id_objects
+    # The demolition table: id t becomes _demolition_ids[_demolition_start[t]:...[t + 1]].
+    cdef bint _demolish
+    cdef vector[int64_t] _demolition_start
+    cdef vector[int32_t] _demolition_ids
+    cdef vector[int32_t] _demolished
 
-    def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None):
+    def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, demolition=None):
         """symbol_ids: the token id of each base symbol (256 bytes, or with cjk_prefix_ids,
-        the 512 + len(groups) symbols of the cjk alphabet: tokfx.alphabet)."""
+        the 512 + len(groups) symbols of the cjk alphabet: tokfx.alphabet).
+
+        demolition: optional (starts, ids), int64 and int32 buffers: for every id t the merges
+        and symbol_ids use, the output holds ids[starts[t]:starts[t + 1]] in its place (never
+        empty; one id for a base symbol). Pieces are cached after demolition, so a cached piece
+        costs the same with it or without."""
         cdef RankSlot* slot
         symbol_ids = list(symbol_ids)
         self._remap = cjk_prefix_ids is not None
@@ -143,7 +157,30 @@ cdef class BPEEncoder:
         while slots < min(FIRST_CACHE_SLOTS, 2 * cache_size):
             slots *= 2
         self._cache_slots.assign(slots, CacheSlot(0, 0, 0, 0))
+        self._demolish = demolition is not None
+        if self._demolish:
+            starts, ids = demolition
+            self._set_demolition(starts, ids, max_id)
         self._id_objects = list(range(min(max_id + 1, ID_OBJECTS)))
+
+    cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
+        cdef Py_ssize_t t, n = starts.shape[0] - 1
+        if n <= max_id:
+            raise ValueError(f"demolition covers ids 0..{n - 1}, the merges use {max_id}")
+        if starts[0] != 0 or starts[n] != ids.shape[0]:
+            raise ValueError("demolition starts must run from 0 to the number of ids")
+        for t in range(n):
+            if starts[t + 1] <= starts[t]:
+                raise ValueError(f"the demolition of {t} is empty")
+        for t in range(ids.shape[0]):
+            _checked_id(ids[t])
+        for symbol in range(<Py_ssize_t>self._symbol_ids.size()):
+            t = self._symbol_ids[symbol]
+            if starts[t + 1] - starts[t] != 1:
+                raise ValueError(f"demolition of base symbol {symbol} (id {t}) is not one id")
+        self._demolition_start.assign(&starts[0], &starts[0] + n + 1)
+        self._demolition_ids.assign(&ids[0], &ids[0] + ids.shape[0])
+        return 0
 
     def encode_piece(self, bytes piece):
         """The ids of one pre-token."""
@@ -173,9 +210,13 @@ cdef class BPEEncoder:
         cdef Py_ssize_t i, start
         cdef uint64_t h = 0
         cdef CacheSlot* slot
+        cdef int32_t single
         if size <= 1:
             if size == 1:
-                self._out.push_back(self._byte_ids[piece[0]])
+                single = self._byte_ids[piece[0]]
+                if self._demolish:
+                    single = self._demolition_ids[self._demolition_start[single]]
+                self._out.push_back(single)
             return 0
         cdef bint cacheable = self._cache_size > 0 and size <= MAX_CACHED_PIECE
         if cacheable:
@@ -200,10 +241,23 @@ cdef class BPEEncoder:
             self._merge_in_rounds()
         else:
             self._merge_with_heap()
+        if self._demolish:
+            self._demolish_symbols()
         for i in range(<Py_ssize_t>self._symbols.size()):
             self._out.push_back(self._symbols[i])
         if cacheable:
             self._cache_store(piece, size, h)
+        return 0
+
+    cdef int _demolish_symbols(self) except -1:
+        """Replace each of _symbols by its demolition."""
+        cdef int32_t symbol
+        cdef int64_t j
+        self._demolished.clear()
+        for symbol in self._symbols:
+            for j in range(self._demolition_start[symbol], self._demolition_start[symbol + 1]):
+                self._demolished.push_back(self._demolition_ids[j])
+        self._symbols.swap(self._demolished)
         return 0
 
     cdef CacheSlot* _cache_slot(self, const unsigned char* piece, Py_ssize_t size, uint64_t h) noexcept:

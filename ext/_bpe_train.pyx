@@ -5,7 +5,14 @@ Words live in one array of positions threaded by prev/next links, so a merge rew
 the occurrences it touches; pair counts are updated from each occurrence's neighbours, an
 index pair -> positions finds the occurrences, and a lazily invalidated max-heap picks the
 next pair. The pure-Python twin is tokfx.reference.bpe_train.
+
+Scaffold mode (train_scaffold_merges, Scaffold-BPE) runs the same merges and also keeps each
+token's standalone frequency, flags a merge's parts whose frequency falls below the queue
+head, and queues flagged tokens beside the pairs. Its twin is
+tokfx.reference.scaffold_bpe_train.
 """
+from array import array
+
 from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint32_t, uint64_t
 from libcpp.algorithm cimport sort
 from libcpp.string cimport string
@@ -15,6 +22,39 @@ from libcpp.vector cimport vector
 cdef extern from *:
     void __builtin_prefetch(const void* address) noexcept nogil
 
+cdef extern from *:
+    """
+    #include <algorithm>
+    #include <string>
+    #include <vector>
+    struct TokenEntry { int64_t count; int32_t token; };
+    // Max-heap order of flagged tokens: the higher standalone frequency, then the greater
+    // key, then the greater id (BPE's tie rule, a token standing for the pair (token, "")).
+    struct TokenRanksBelow {
+        const std::vector<std::string>* keys;
+        bool operator()(const TokenEntry& a, const TokenEntry& b) const {
+            if (a.count != b.count) return a.count < b.count;
+            int order = (*keys)[a.token].compare((*keys)[b.token]);
+            if (order != 0) return order < 0;
+            return a.token < b.token;
+        }
+    };
+    static void push_token(std::vector<TokenEntry>& heap, TokenEntry entry,
+                           const std::vector<std::string>& keys) {
+        heap.push_back(entry);
+        std::push_heap(heap.begin(), heap.end(), TokenRanksBelow{&keys});
+    }
+    static void pop_token(std::vector<TokenEntry>& heap, const std::vector<std::string>& keys) {
+        std::pop_heap(heap.begin(), heap.end(), TokenRanksBelow{&keys});
+        heap.pop_back();
+    }
+    """
+    struct TokenEntry:
+        int64_t count
+        int32_t token
+    void push_token(vector[TokenEntry]& heap, TokenEntry entry, const vector[string]& keys) noexcept nogil
+    void pop_token(vector[TokenEntry]& heap, const vector[string]& keys) noexcept nogil
+
 cdef enum:
     # How many candidates ahead to prefetch: they are scattered over the whole position
     # array, and waiting for each one's cache line was half of the merge time on CJK text.
@@ -23,6 +63,13 @@ cdef enum:
     DEAD = -1
     # The link of a position at the start or end of its word.
     NONE = -1
+
+
+cpdef enum ScaffoldEvent:
+    # Scaffold mode's log: four int64 per event, the first one of these kinds.
+    MERGED = 0    # (MERGED, left, right, pair count)
+    FLAGGED = 1   # (FLAGGED, token, standalone frequency, queue head)
+    UNFLAGGED = 2  # (UNFLAGGED, token, standalone frequency, 0)
 
 
 # Everything a merge reads about one position, together: one cache line fetch, not four.
@@ -83,6 +130,14 @@ cdef class _MergeLoop:
     cdef vector[string] token_key
     cdef int32_t next_token
 
+    # Scaffold mode only: per token id, its standalone frequency (its count as a whole symbol
+    # in the words; kept for merged tokens, base symbols are never flagged) and its flag; a
+    # max-heap of flagged tokens, at most one entry each, re-validated when it reaches the top.
+    cdef vector[int64_t] standalone
+    cdef vector[unsigned char] flagged
+    cdef vector[TokenEntry] token_heap
+    cdef int32_t alphabet_size
+
     def __init__(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
                  const int64_t[::1] counts, list symbol_keys):
         cdef Py_ssize_t n_words = counts.shape[0]
@@ -99,6 +154,7 @@ cdef class _MergeLoop:
         for key in symbol_keys:
             self.token_key.push_back(key)
         self.next_token = alphabet_size
+        self.alphabet_size = alphabet_size
         self.admit_at = INT64_MAX
 
         self.positions.resize(n_symbols)
@@ -269,8 +325,9 @@ cdef class _MergeLoop:
                 self.grown_stamp[pair] = self.next_token
                 self.grown.push_back(pair)
 
-    cdef void _merge(self, int32_t pair) noexcept nogil:
-        """Rewrite every occurrence of `pair` into the next token, left to right in each word.
+    cdef int64_t _merge(self, int32_t pair) noexcept nogil:
+        """Rewrite every occurrence of `pair` into the next token, left to right in each word;
+        return the merged occurrences' total weight (the new token's standalone frequency).
 
         A merged token keeps its left part's position, so positions stay in word order and
         sorting the candidates visits each word's occurrences left to right; that is what
@@ -286,7 +343,7 @@ cdef class _MergeLoop:
         sort(candidates.begin(), candidates.end())
         cdef int32_t p, q, before, after
         cdef size_t i, n_candidates = candidates.size()
-        cdef int64_t weight
+        cdef int64_t weight, merged_weight = 0
         cdef Position* at
         self.token_key.push_back(self.token_key[left] + self.token_key[right])
         for i in range(n_candidates):
@@ -303,6 +360,7 @@ cdef class _MergeLoop:
             before = at.prev
             after = self.positions[q].next
             self.pair_count[pair] -= weight
+            merged_weight += weight
             if before != NONE:
                 self._add(self.positions[before].symbol, left, -weight, before)
             if after != NONE:
@@ -319,6 +377,7 @@ cdef class _MergeLoop:
             self._push(p)
         self.grown.clear()
         self.next_token += 1
+        return merged_weight
 
     cdef int32_t run(self, int32_t n_merges, vector[int32_t]* out) noexcept nogil:
         """Do up to n_merges merges, appending (left, right) to out; return how many were done."""
@@ -332,6 +391,101 @@ cdef class _MergeLoop:
             self._merge(pair)
             done += 1
         return done
+
+    # ---- scaffold mode
+
+    cdef int32_t _best_token(self) noexcept nogil:
+        """The top flagged token, left in its heap; -1 when none. An entry whose token was
+        unflagged is dropped; one whose token has since lost occurrences (frequencies only fall
+        after a token's merge) is re-queued at the current frequency."""
+        cdef TokenEntry top
+        while not self.token_heap.empty():
+            top = self.token_heap.front()
+            if self.flagged[top.token] and self.standalone[top.token] == top.count:
+                return top.token
+            pop_token(self.token_heap, self.token_key)
+            if self.flagged[top.token]:
+                top.count = self.standalone[top.token]
+                push_token(self.token_heap, top, self.token_key)
+        return -1
+
+    cdef bint _token_wins(self, int32_t token, int32_t pair) noexcept nogil:
+        """Whether flagged `token` ranks above `pair` (-1: none): BPE's tie rule with the token
+        standing for the pair (token, ""), so at equal keys the pair wins."""
+        if pair < 0:
+            return True
+        if self.standalone[token] != self.pair_count[pair]:
+            return self.standalone[token] > self.pair_count[pair]
+        return self.token_key[token].compare(self.token_key[self.pair_left[pair]]) > 0
+
+    cdef bint _flag_if_below(self, int32_t part, int64_t head, vector[int64_t]* log) noexcept nogil:
+        """Flag `part` if it is learned, normal and strictly below head; whether it was."""
+        cdef TokenEntry entry
+        if part < self.alphabet_size or self.flagged[part] or self.standalone[part] >= head:
+            return False
+        self.flagged[part] = True
+        entry.count = self.standalone[part]
+        entry.token = part
+        push_token(self.token_heap, entry, self.token_key)
+        log.push_back(FLAGGED)
+        log.push_back(part)
+        log.push_back(entry.count)
+        log.push_back(head)
+        return True
+
+    cdef int32_t run_scaffold(self, int32_t normal, int32_t target, vector[int64_t]* log) noexcept nogil:
+        """Merge or unflag until `target` learned tokens are normal (or nothing is left),
+        starting from `normal`; append the events to log; return the new number of normal ones.
+
+        Each step takes the queue's best candidate: a flagged token is unflagged; a pair is
+        merged into a new normal token, its parts lose the merged occurrences (a pair (a, a)
+        takes two per occurrence), and each part that is normal and learned and now occurs
+        strictly less often than the new queue head is flagged.
+
+        The queue head is the better of the best flagged token and the best pair as _best_pair
+        finds it: validated against its current count, with the admission threshold lowered
+        when the heap runs dry, so neither a stale entry nor a pair below the threshold stands
+        in for it. That pair is also the next step's pair (flags and unflags change no pair
+        count), so it is held out of the heap until merged, or pushed back on return.
+        """
+        cdef int32_t pair = self._best_pair(), token, left, right
+        cdef int64_t weight, head
+        while normal < target:
+            token = self._best_token()
+            if pair < 0 and token < 0:
+                break
+            if token >= 0 and self._token_wins(token, pair):
+                pop_token(self.token_heap, self.token_key)
+                self.flagged[token] = False
+                normal += 1
+                log.push_back(UNFLAGGED)
+                log.push_back(token)
+                log.push_back(self.standalone[token])
+                log.push_back(0)
+                continue
+            left = self.pair_left[pair]
+            right = self.pair_right[pair]
+            log.push_back(MERGED)
+            log.push_back(left)
+            log.push_back(right)
+            log.push_back(self.pair_count[pair])
+            weight = self._merge(pair)
+            self.standalone.push_back(weight)
+            self.flagged.push_back(False)
+            self.standalone[left] -= weight
+            self.standalone[right] -= weight
+            normal += 1
+            pair = self._best_pair()
+            token = self._best_token()
+            head = self.pair_count[pair] if pair >= 0 else 0
+            if token >= 0 and self.standalone[token] > head:
+                head = self.standalone[token]
+            normal -= self._flag_if_below(left, head, log)
+            if right != left:
+                normal -= self._flag_if_below(right, head, log)
+        if pair >= 0:
+            self._push(pair)
+        return normal
 
 
 def train_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merges,
@@ -365,3 +519,42 @@ def train_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merg
         if got < chunk:
             break
     return [(flat[2 * i], flat[2 * i + 1]) for i in range(done)]
+
+
+def train_scaffold_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_normal,
+                          progress=None, Py_ssize_t progress_every=1000):
+    """Scaffold-BPE: learn tokens until `num_normal` of them are normal (not scaffold).
+
+    Inputs as train_merges. Returns (merges, scaffold, log): the merges (left, right) in order,
+    merge i creating id len(symbol_keys) + i; the ids flagged scaffold at the end, ascending;
+    and every event in order as an int64 array, four entries per event:
+    (MERGED, left, right, count) merged the pair; (FLAGGED, token, frequency, head) flagged the
+    token, its standalone frequency strictly below the queue head; (UNFLAGGED, token,
+    frequency, 0) unflagged it (ScaffoldEvent names the kinds). Stops early when no pair and no
+    flagged token is left. progress(normal, num_normal) as in train_merges.
+    """
+    if progress_every < 1:
+        raise ValueError("progress_every must be >= 1")
+    if num_normal < 0:
+        raise ValueError("num_normal must be >= 0")
+    # Every merge removes a symbol from the words, so ids stay below this.
+    if len(symbol_keys) + len(symbols) >= 2**31:
+        raise ValueError("token ids are int32: len(symbol_keys) + len(symbols) must be below 2**31")
+    cdef _MergeLoop loop = _MergeLoop(symbols, offsets, counts, symbol_keys)
+    loop.standalone.assign(len(symbol_keys), 0)
+    loop.flagged.assign(len(symbol_keys), False)
+    cdef vector[int64_t] log
+    cdef int32_t normal = 0, target
+    while normal < num_normal:
+        target = <int32_t>min(num_normal, normal + progress_every if progress is not None else num_normal)
+        with nogil:
+            normal = loop.run_scaffold(normal, target, &log)
+        if progress is not None:
+            progress(normal, num_normal)
+        if normal < target:
+            break
+    merges = [(log[i + 1], log[i + 2]) for i in range(0, log.size(), 4) if log[i] == MERGED]
+    scaffold = [token for token in range(loop.flagged.size()) if loop.flagged[token]]
+    events = array("q")
+    events.frombytes((<char*>log.data())[:log.size() * sizeof(int64_t)])
+    return merges, scaffold, events

@@ -19,6 +19,14 @@ def symbol_keys(alphabet: Alphabet) -> list[bytes]:
     return [s.to_bytes(2, "big") for s in range(alphabet.size)]
 
 
+def packed_words(counts: Mapping[bytes, int], alphabet: Alphabet) -> tuple[array, array, array]:
+    """The merge loop's input: every word's symbols concatenated, word offsets, word counts."""
+    # A mapping's keys and values iterate in the same order; values() spares a lookup per word.
+    words = list(counts.keys())
+    symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
+    return symbols, offsets, array("q", counts.values())
+
+
 def train_bpe_merges(counts: Mapping[bytes, int], num_merges: int, *, alphabet: Alphabet = BYTES,
                      progress: bool = False) -> list[tuple[int, int]]:
     """Learn up to `num_merges` merges over the alphabet's base symbols; merge i creates id
@@ -28,16 +36,12 @@ def train_bpe_merges(counts: Mapping[bytes, int], num_merges: int, *, alphabet: 
     stderr every 1,000 merges and once at the end.
     """
     start = time.perf_counter()
-    # A mapping's keys and values iterate in the same order; values() spares a lookup per word.
-    words = list(counts.keys())
-    symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
-    word_counts = array("q", counts.values())
 
     def report(done: int, total: int) -> None:
         rate = done / max(time.perf_counter() - start, 1e-9)
         print(f"bpe: {done:,}/{total:,} merges, {rate:,.0f} merges/s", file=sys.stderr)
 
-    merges = train_merges(symbols, offsets, word_counts, symbol_keys(alphabet), num_merges,
+    merges = train_merges(*packed_words(counts, alphabet), symbol_keys(alphabet), num_merges,
                           progress=report if progress else None)
     if progress:
         print(f"bpe: {len(merges):,} merges in {time.perf_counter() - start:.2f} s", file=sys.stderr)

@@ -82,6 +82,9 @@ def cmd_train(args) -> None:
     if alphabet.name != "bytes":
         _log(args, f"{args.alphabet} alphabet: wrote tokfx.json only (GPT-2 and Hugging Face files"
                    " cannot express it)")
+    elif tokenizer.scaffold is not None and tokenizer.scaffold.scaffold:
+        _log(args, f"{len(tokenizer.scaffold.scaffold):,} scaffold tokens: wrote tokfx.json only"
+                   " (GPT-2 and Hugging Face files cannot demolish them)")
     _log(args, f"trained {tokenizer!r} in {time.perf_counter() - start:.2f} s")
     print(Path(args.output) / "tokfx.json")
 
@@ -124,12 +127,15 @@ def cmd_inspect(args) -> None:
     longest = sorted(range(tok.vocab_size), key=lambda i: (-lengths[i], i))[:5]
     merges = tok.merges
     unit = "bytes" if alphabet.name == "bytes" else "base symbols"
+    # A scaffold tokenizer's normal tokens include some whose merge has a scaffold part.
+    learned = (f"{len(merges):,} merges" if tok.scaffold is None
+               else f"{len(tok.scaffold.normal_tokens) - alphabet.size:,} learned tokens")
     groups = f" groups {','.join(f'{p:02x}' for p in alphabet.groups)}" if alphabet.groups else ""
     lines = [
         f"tokenizer:      {args.tokenizer}",
         f"algorithm:      {tok.algorithm} {json.dumps(tok.params)}",
         f"alphabet:       {alphabet.name}{groups} ({alphabet.size} base symbols)",
-        f"vocab size:     {tok.vocab_size:,} ({alphabet.size} {unit} + {len(merges):,} merges"
+        f"vocab size:     {tok.vocab_size:,} ({alphabet.size} {unit} + {learned}"
         f" + {len(tok.special_tokens)} special)",
         f"pattern:        {tok.pattern}",
         f"special tokens: {', '.join(f'{s}={i}' for s, i in tok.special_tokens.items()) or '-'}",
@@ -138,6 +144,9 @@ def cmd_inspect(args) -> None:
         "last merges:    " + "  ".join(f"{alphabet.show(a)}+{alphabet.show(b)}" for a, b in merges[-5:]),
         "longest tokens: " + "  ".join(f"{i}:{tok.show_token(i)}" for i in longest),
     ]
+    if tok.scaffold is not None:
+        lines.append(f"scaffold:       {len(tok.scaffold.scaffold):,} scaffold tokens of"
+                     f" {tok.scaffold.expanded_size:,} expanded (merged, then demolished when encoding)")
     print("\n".join(lines))
 
 

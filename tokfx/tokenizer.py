@@ -7,11 +7,15 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from tokfx._bpe_encode import BPEEncoder
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.merge_table import base_symbol_ids, merges_as_ids
 from tokfx.pretokenize import PreTokenizer
+
+if TYPE_CHECKING:
+    from tokfx.scaffold_vocab import ScaffoldVocab
 
 # encode_iterable keeps at most about this many characters pending when the input offers no
 # safe cut (a newline between two non-space characters, or a special token).
@@ -26,11 +30,17 @@ class Tokenizer:
     special token holds the symbols of its UTF-8 text. `merges` are `(left_id, right_id,
     merged_id)` in rank order; encoding maps each pre-token to base symbols, then applies them
     lowest rank first.
+
+    With `scaffold` (Scaffold-BPE), encoding applies the scaffold vocabulary's expanded merges
+    and demolishes its scaffold tokens instead; `tokens` are its normal tokens then the special
+    tokens, and `merges` those of its merges expressible in these ids
+    (`ScaffoldVocab.normal_merges`).
     """
 
     def __init__(self, tokens: Sequence[bytes | Sequence[int]], merges: Sequence[tuple[int, int, int]],
                  special_tokens: Mapping[str, int] | None = None, pattern: str = "gpt2",
-                 algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES):
+                 algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES,
+                 scaffold: ScaffoldVocab | None = None):
         self.alphabet = alphabet
         self._tokens = [alphabet.token(t) for t in tokens]
         self._merges = [tuple(m) for m in merges]
@@ -43,8 +53,15 @@ class Tokenizer:
         self._ids_by_token: dict = {}
         for i, token in enumerate(self._tokens):
             self._ids_by_token.setdefault(token, i)
-        self._encoder = BPEEncoder(self._merges, base_symbol_ids(self._ids_by_token, alphabet),
-                                   cjk_prefix_ids=alphabet.cjk_prefix_ids)
+        self.scaffold = scaffold
+        if scaffold is None:
+            self._encoder = BPEEncoder(self._merges, base_symbol_ids(self._ids_by_token, alphabet),
+                                       cjk_prefix_ids=alphabet.cjk_prefix_ids)
+        else:
+            if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
+                raise ValueError("scaffold: its alphabet or normal merges differ from the tokenizer's")
+            scaffold.check_model(self._tokens, self._special.values())
+            self._encoder = scaffold.encoder()
 
     @cached_property
     def _packed(self) -> list[bytes]:

@@ -15,6 +15,7 @@ import tokfx
 from tokfx.alphabet import Alphabet
 from tokfx.gpt2_files import write_gpt2_files
 from tokfx.hf_export import hf_tokenizer_json
+from tokfx.scaffold_vocab import ScaffoldVocab
 from tokfx.tokenizer import Tokenizer
 
 TOKFX_JSON = "tokfx.json"
@@ -43,7 +44,7 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
         "tokens": [None if i in special_ids else list(token) for i, token in enumerate(tokens)],
         "merges": [list(m) for m in tokenizer.merge_ids],
-    }
+    } | ({"scaffold": tokenizer.scaffold.to_dict()} if tokenizer.scaffold is not None else {})
 
 
 def tokenizer_from_dict(doc: dict, source: str = TOKFX_JSON) -> Tokenizer:
@@ -61,8 +62,9 @@ def tokenizer_from_dict(doc: dict, source: str = TOKFX_JSON) -> Tokenizer:
     try:
         alphabet = Alphabet.from_dict(doc["alphabet"])
         tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc["tokens"])]
+        scaffold = ScaffoldVocab.from_dict(doc["scaffold"], alphabet) if "scaffold" in doc else None
         return Tokenizer(tokens, [tuple(m) for m in doc["merges"]], special, pattern,
-                         doc["algorithm"], doc["params"], alphabet)
+                         doc["algorithm"], doc["params"], alphabet, scaffold)
     except ValueError as exc:
         raise ValueError(f"{source}: not a valid tokfx.json: {exc}") from None
 
@@ -81,13 +83,19 @@ def tokenizer_hash(tokenizer: Tokenizer) -> str:
 def save_tokenizer(tokenizer: Tokenizer, directory: str | os.PathLike) -> None:
     """tokfx.json, plus GPT-2 and Hugging Face files for a byte-alphabet tokenizer whose tokens
     have distinct bytes. A cjk tokenizer gets tokfx.json only: those formats name tokens by
-    their bytes, and a cjk token's bytes depend on the prefix symbols before it."""
+    their bytes, and a cjk token's bytes depend on the prefix symbols before it. So does a
+    Scaffold-BPE tokenizer with scaffold tokens: those formats cannot demolish them (with none,
+    its merges are plain BPE and the files are exact)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / TOKFX_JSON).write_bytes(tokenizer_json_bytes(tokenizer))
     if tokenizer.alphabet.name != "bytes":
         log.info("%s: wrote %s only; GPT-2 and Hugging Face files cannot express the %s alphabet",
                  directory, TOKFX_JSON, tokenizer.alphabet.name)
+    elif tokenizer.scaffold is not None and tokenizer.scaffold.scaffold:
+        log.info("%s: wrote %s only; GPT-2 and Hugging Face files cannot express the %d scaffold"
+                 " tokens (merged, then demolished into normal tokens)", directory, TOKFX_JSON,
+                 len(tokenizer.scaffold.scaffold))
     elif len(set(tokenizer.vocab.values())) == tokenizer.vocab_size:
         # GPT-2 and Hugging Face files name tokens by their bytes: only unique bytes fit them.
         write_gpt2_files(directory, tokenizer.vocab, tokenizer.merges)
