@@ -1,4 +1,5 @@
-"""`Tokenizer`: pre-tokenizer -> BPE merges by rank -> ids, with special tokens by id."""
+"""`Tokenizer`: pre-tokenizer -> segmenter (BPE merges by rank, or one that runs over any
+vocabulary: tokfx.segmenters) -> ids, with special tokens by id."""
 from __future__ import annotations
 
 import os
@@ -8,10 +9,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from itertools import accumulate
 
-from tokfx._bpe_encode import BPEEncoder
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.merge_table import base_symbol_ids, merges_as_ids
 from tokfx.pretokenize import PreTokenizer
+from tokfx.segmenters import full_segmenter_params, make_encoder
 
 # encode_iterable keeps at most about this many characters pending when the input offers no
 # safe cut (a newline between two non-space characters, or a special token).
@@ -19,18 +20,21 @@ _MAX_PENDING_CHARS = 1 << 20
 
 
 class Tokenizer:
-    """A BPE tokenizer over an alphabet of base symbols (`tokfx.alphabet`: bytes or cjk).
+    """A tokenizer over an alphabet of base symbols (`tokfx.alphabet`: bytes or cjk).
 
     Ids: every id in `0..vocab_size-1` names one token, a sequence of base symbols: bytes for
     the byte alphabet, a tuple of symbol ids for cjk (whose bytes come from decoding). A
     special token holds the symbols of its UTF-8 text. `merges` are `(left_id, right_id,
-    merged_id)` in rank order; encoding maps each pre-token to base symbols, then applies them
-    lowest rank first.
+    merged_id)` in rank order. Encoding maps each pre-token to base symbols, then segments them
+    with `segmenter`: "bpe" applies the merges lowest rank first; "pathpiece-l", "pathpiece-r"
+    and "greedy" (tokfx.segmenters, with `segmenter_params`) use the tokens alone, so a
+    vocabulary without merges (PathPiece) needs one of them.
     """
 
     def __init__(self, tokens: Sequence[bytes | Sequence[int]], merges: Sequence[tuple[int, int, int]],
                  special_tokens: Mapping[str, int] | None = None, pattern: str = "gpt2",
-                 algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES):
+                 algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES,
+                 segmenter: str = "bpe", segmenter_params: Mapping | None = None):
         self.alphabet = alphabet
         self._tokens = [alphabet.token(t) for t in tokens]
         self._merges = [tuple(m) for m in merges]
@@ -39,12 +43,23 @@ class Tokenizer:
         self.params = dict(params or {})
         self.pretokenizer = PreTokenizer(pattern, list(self._special))
         self.pattern = pattern
+        self.segmenter = segmenter
+        self.segmenter_params = full_segmenter_params(segmenter, segmenter_params)
         self._check()
         self._ids_by_token: dict = {}
         for i, token in enumerate(self._tokens):
             self._ids_by_token.setdefault(token, i)
-        self._encoder = BPEEncoder(self._merges, base_symbol_ids(self._ids_by_token, alphabet),
-                                   cjk_prefix_ids=alphabet.cjk_prefix_ids)
+        self._encoder = make_encoder(segmenter, self.segmenter_params, self._tokens, self._merges,
+                                     base_symbol_ids(self._ids_by_token, alphabet),
+                                     set(self._special.values()), alphabet)
+
+    def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
+        """The same vocabulary segmented another way (params: tokfx.segmenters)."""
+        if segmenter == "bpe" and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
+            raise ValueError("segmenter 'bpe' needs merges, and this vocabulary has none: use"
+                             " pathpiece-l, pathpiece-r or greedy")
+        return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
+                         self.params, self.alphabet, segmenter, params)
 
     @cached_property
     def _packed(self) -> list[bytes]:
@@ -241,4 +256,5 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return (f"Tokenizer(algorithm={self.algorithm!r}, vocab_size={self.vocab_size}, "
-                f"pattern={self.pattern!r}, special_tokens={list(self._special)})")
+                f"pattern={self.pattern!r}, segmenter={self.segmenter!r}, "
+                f"special_tokens={list(self._special)})")
