@@ -43,7 +43,7 @@ DIGIT = r"""[0-9]|[^0-9]+"""
 FIRSTSPACE_DIGIT = r"""[0-9]| ?[^\s0-9]+| (?=[0-9])|\s+(?= \S)|\s+"""
 SPACE_DIGIT = r""" |[0-9]|[^ 0-9]+"""
 # None: the whole chunk (a document, or the text between two special tokens) is one piece.
-NONE = r"""(?s:.+)"""
+NONE = r"""[\s\S]+"""
 
 PATTERNS = {
     "gpt2": GPT2,
