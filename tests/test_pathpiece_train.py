@@ -11,6 +11,7 @@ from tokfx import Tokenizer
 from tokfx.alphabet import BYTES
 from tokfx.pathpiece import default_schedule, ngram_tokens, prune_rounds
 from tokfx.reference import pathpiece as ref
+from tokfx.training import training_settings
 
 EOT = "<|endoftext|>"
 
@@ -89,7 +90,8 @@ def test_trained_tokenizer(english, tmp_path):
 
 def test_ngram_initial_vocabulary_and_other_segmenter(english):
     tok = tokfx.train(english, "pathpiece", vocab_size=500, pattern="firstspace", initial_vocab="ngram",
-                      initial_size=1500, max_width=8, segmenter="pathpiece-r", seed=5)
+                      initial_size=1500, max_width=8, segmenter="pathpiece-r",
+                      segmenter_params={"seed": 5})
     assert tok.vocab_size == 500
     assert (tok.segmenter, tok.segmenter_params) == ("pathpiece-r", {"max_width": 8, "seed": 5})
     assert max(len(t) for t in tok.tokens[:-1]) <= 8
@@ -108,5 +110,21 @@ def test_bad_settings_are_refused(english):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=400)
     with pytest.raises(ValueError, match="must decrease"):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=1000, schedule=[800, 900, 500])
-    with pytest.raises(ValueError, match="unknown segmenter"):
-        tokfx.train(english, "pathpiece", vocab_size=500, segmenter="bpe")
+    with pytest.raises(ValueError, match="needs merges"):
+        tokfx.train(english, "pathpiece", vocab_size=500, initial_size=600, segmenter="bpe")
+    with pytest.raises(ValueError, match="takes no parameter 'initial_size'"):
+        tokfx.train(english, "bpe", vocab_size=500, initial_size=600)
+
+
+def test_training_settings_route_options_to_the_trainer_and_the_segmenter():
+    assert training_settings("pathpiece", None, initial_vocab="ngram", initial_size=None,
+                             max_width=8, seed=None) == {"initial_vocab": "ngram", "max_width": 8}
+    assert training_settings("pathpiece", "pathpiece-r", max_width=8, seed=3) == {
+        "max_width": 8, "segmenter": "pathpiece-r", "segmenter_params": {"max_width": 8, "seed": 3}}
+    # BPE takes no max_width; the segmenter over its vocabulary does.
+    assert training_settings("bpe", "greedy", max_width=12, initial_size=None) == {
+        "segmenter": "greedy", "segmenter_params": {"max_width": 12}}
+    with pytest.raises(ValueError, match="initial_size does not apply to algorithm 'bpe'"):
+        training_settings("bpe", None, initial_size=5000)
+    with pytest.raises(ValueError, match="seed does not apply"):
+        training_settings("pathpiece", "pathpiece-l", seed=3)

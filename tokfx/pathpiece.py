@@ -20,11 +20,9 @@ from tokfx._shortest_path import mi_pass
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.bpe_trainer import token_bytes, train_bpe_merges
 from tokfx.registry import register_trainer
-from tokfx.segmenters import full_segmenter_params
 from tokfx.tokenizer import Tokenizer
 
 INITIAL_VOCABS = ("bpe", "ngram")
-SEGMENTERS = ("pathpiece-l", "pathpiece-r", "greedy")
 # The paper starts from 2^18 tokens for 2^15..2^17; ours by default starts from 4x the target
 # (at most 2^18), since our corpora are far smaller than the paper's.
 DEFAULT_INITIAL_FACTOR = 4
@@ -88,14 +86,13 @@ def train_pathpiece_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
                               special_tokens: Sequence[str], pattern: str, alphabet: Alphabet = BYTES,
                               progress: bool = False, initial_vocab: str = "bpe",
                               initial_size: int | None = None, max_width: int = 16,
-                              schedule: Sequence[int] | None = None, segmenter: str = "pathpiece-l",
-                              seed: int = 0) -> Tokenizer:
+                              schedule: Sequence[int] | None = None) -> Tokenizer:
     """`initial_vocab`: "bpe" or "ngram"; `initial_size` counts its tokens as vocab_size does
     (base symbols and special tokens included; default 4 x vocab_size, at most 2^18, and never
     below vocab_size). `schedule`: the vocab sizes
     after each round (special tokens included), decreasing to vocab_size (default:
     default_schedule). `max_width`: L, the widest token in base symbols. The tokenizer segments
-    with `segmenter` (default pathpiece-l; `seed` for pathpiece-r)."""
+    with pathpiece-l (tokfx.train's `segmenter` picks another)."""
     if initial_vocab not in INITIAL_VOCABS:
         raise ValueError(f"unknown initial vocabulary {initial_vocab!r}; known: {', '.join(INITIAL_VOCABS)}")
     if max_width < 1:
@@ -109,11 +106,6 @@ def train_pathpiece_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
     if any(b >= a for a, b in zip([initial_size] + sizes, sizes)) or (sizes and sizes[-1] != vocab_size):
         raise ValueError(f"schedule {sizes[:4]}...: the sizes must decrease from initial_size"
                          f" {initial_size} and end at vocab_size {vocab_size}")
-    if segmenter not in SEGMENTERS:
-        raise ValueError(f"unknown segmenter {segmenter!r} for a pathpiece vocabulary (it has no"
-                         f" merges); known: {', '.join(SEGMENTERS)}")
-    seg_params = {"max_width": max_width, **({"seed": seed} if segmenter == "pathpiece-r" else {})}
-    full_segmenter_params(segmenter, seg_params)  # refuse a bad segmenter before the long work
 
     start = time.perf_counter()
     words = list(counts.keys())
@@ -148,4 +140,4 @@ def train_pathpiece_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
     params = {"vocab_size": vocab_size, "initial_vocab": initial_vocab, "initial_size": initial_size,
               "max_width": max_width, "schedule": sizes}
     return Tokenizer(all_tokens, [], special_ids, pattern, "pathpiece", params, alphabet,
-                     segmenter, seg_params)
+                     "pathpiece-l", {"max_width": max_width})

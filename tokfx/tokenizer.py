@@ -12,6 +12,7 @@ from itertools import accumulate
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.merge_table import base_symbol_ids, merges_as_ids
 from tokfx.pretokenize import PreTokenizer
+from tokfx.segmenters import DEFAULT_PARAMS as SEGMENTER_PARAMS
 from tokfx.segmenters import full_segmenter_params, make_encoder
 
 # encode_iterable keeps at most about this many characters pending when the input offers no
@@ -54,10 +55,13 @@ class Tokenizer:
                                      set(self._special.values()), alphabet)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
-        """The same vocabulary segmented another way (params: tokfx.segmenters)."""
+        """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` is
+        kept from the current segmenter unless given)."""
         if segmenter == "bpe" and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
             raise ValueError("segmenter 'bpe' needs merges, and this vocabulary has none: use"
                              " pathpiece-l, pathpiece-r or greedy")
+        if "max_width" in self.segmenter_params and "max_width" in SEGMENTER_PARAMS.get(segmenter, {}):
+            params = {"max_width": self.segmenter_params["max_width"], **params}
         return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
                          self.params, self.alphabet, segmenter, params)
 
