@@ -18,23 +18,21 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
 from cjk_remap cimport cjk_symbols
+from id_list cimport id_objects, ids_as_list
+from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
+                          cache_store, cacheable, hash_piece, mix)
 
 cdef enum:
     LONGEST = 0
     RANDOM = 1
     GREEDY = 2
     UNREACHED = 2147483647  # INT32_MAX: no path (yet)
+    # The root's children for symbols below this sit in an array: every walk starts there.
+    ROOT_TABLE = 1024
 
 MODES = {"pathpiece-l": LONGEST, "pathpiece-r": RANDOM, "greedy": GREEDY}
 
 cdef uint64_t NO_EDGE = 0xFFFFFFFFFFFFFFFFULL  # node ids and symbols are below 2**31
-
-
-cdef inline uint64_t mix(uint64_t h) noexcept nogil:
-    """splitmix64's finaliser."""
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL
-    return h ^ (h >> 31)
 
 
 cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
@@ -64,6 +62,7 @@ cdef class SymbolTrie:
     cdef vector[Edge] _edges
     cdef vector[int32_t] _token_of_node  # the token id spelled by the path to a node, or -1
     cdef size_t _mask
+    cdef int32_t _root_children[ROOT_TABLE]  # -1: none
 
     def __init__(self, tokens, bint reverse):
         """tokens: by id, each a sequence of base symbols, or None to leave that id out."""
@@ -75,6 +74,9 @@ cdef class SymbolTrie:
         self._edges.assign(slots, Edge(NO_EDGE, 0))
         self._mask = slots - 1
         self._token_of_node.push_back(-1)
+        cdef int k
+        for k in range(ROOT_TABLE):
+            self._root_children[k] = -1
         for token_id, token in enumerate(tokens):
             if token is None:
                 continue
@@ -97,10 +99,14 @@ cdef class SymbolTrie:
             i = (i + 1) & self._mask
         self._edges[i] = Edge(key, self._token_of_node.size())
         self._token_of_node.push_back(-1)
+        if node == 0 and symbol < ROOT_TABLE:
+            self._root_children[symbol] = self._edges[i].child
         return self._edges[i].child
 
     cdef inline int32_t child(self, int32_t node, int32_t symbol) noexcept nogil:
         """The child of node along symbol, or -1."""
+        if node == 0 and symbol < ROOT_TABLE:
+            return self._root_children[symbol]
         cdef uint64_t key = (<uint64_t>(<uint32_t>node) << 32) | <uint32_t>symbol
         cdef size_t i = mix(key) & self._mask
         cdef const Edge* edges = self._edges.data()
@@ -251,9 +257,10 @@ cdef int32_t occurrence_mi(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie
 
 @cython.final
 cdef class PathSegmenter:
-    """Segments pieces with pathpiece-l, pathpiece-r or greedy over a vocabulary.
+    """Segments pieces with pathpiece-l, pathpiece-r or greedy over a vocabulary, with a bounded
+    cache piece bytes -> ids (a piece segments the same wherever it occurs, pathpiece-r too).
 
-    Not thread-safe: scratch buffers are shared by all calls.
+    Not thread-safe: the cache and scratch buffers are shared by all calls.
     """
     cdef SymbolTrie _trie
     cdef int _mode
@@ -266,8 +273,11 @@ cdef class PathSegmenter:
     cdef vector[int32_t] _starts
     cdef vector[int32_t] _tokens
     cdef vector[int32_t] _out
+    cdef PieceCache _cache
+    cdef list _id_objects  # id_list.id_objects
 
-    def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None):
+    def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None,
+                 cache_size=1 << 18):
         """tokens: by id, each a sequence of base symbols, or None for an id that segmentation
         never produces (a special token). Tokens wider than max_width symbols are never used."""
         if mode not in MODES:
@@ -276,10 +286,14 @@ cdef class PathSegmenter:
             raise ValueError(f"max_width must be at least 1, got {max_width}")
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+        if cache_size < 0:
+            raise ValueError(f"cache_size must be >= 0, got {cache_size}")
+        cache_init(&self._cache, cache_size)
         self._mode = MODES[mode]
         self._max_width = max_width
         self._seed = seed
         self._trie = SymbolTrie(tokens, self._mode != GREEDY)
+        self._id_objects = id_objects(len(tokens) - 1)
         self._remap = cjk_prefix_ids is not None
         if self._remap:
             prefixes = list(cjk_prefix_ids)
@@ -305,7 +319,7 @@ cdef class PathSegmenter:
         self._out.clear()
         if symbols.shape[0]:
             self._segment_into_out(&symbols[0], symbols.shape[0])
-        return list(self._out)
+        return ids_as_list(self._out, self._id_objects)
 
     def encode_pieces(self, bytes data, const int64_t[::1] ends):
         """The concatenated ids of the pieces data[ends[k-1]:ends[k]] (ends exclusive, ascending,
@@ -313,12 +327,24 @@ cdef class PathSegmenter:
         cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
         cdef int64_t size = PyBytes_GET_SIZE(data)
         cdef int64_t start = 0, end, i
-        cdef Py_ssize_t k, n
+        cdef Py_ssize_t k, n, first_id
+        cdef uint64_t h = 0
+        cdef CacheSlot* slot
+        cdef bint cached
         self._out.clear()
         for k in range(ends.shape[0]):
             end = ends[k]
             if end < start or end > size:
                 raise ValueError(f"ends[{k}] = {end} is not in [{start}, {size}]")
+            cached = cacheable(&self._cache, end - start)
+            if cached:
+                h = hash_piece(text + start, end - start)
+                slot = cache_slot(&self._cache, text + start, end - start, h)
+                if slot.piece_size != 0:
+                    cache_append_ids(&self._cache, slot, &self._out)
+                    start = end
+                    continue
+            first_id = self._out.size()
             self._symbols.resize(end - start)
             if self._remap:
                 n = cjk_symbols(text + start, end - start, self._prefix_ids, self._symbols.data())
@@ -328,10 +354,13 @@ cdef class PathSegmenter:
                     self._symbols[i] = text[start + i]
             if n:
                 self._segment_into_out(self._symbols.data(), n)
+            if cached:
+                cache_store(&self._cache, text + start, end - start, h, self._out.data() + first_id,
+                            self._out.size() - first_id)
             start = end
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
-        return list(self._out)
+        return ids_as_list(self._out, self._id_objects)
 
 
 def chunk_mi(const int32_t[::1] symbols, tokens, int max_width=16):

@@ -7,6 +7,7 @@ import pytest
 import tokfx
 from conftest import corpus_text, fixture_path
 from tokfx import Tokenizer
+from tokfx._shortest_path import PathSegmenter
 from tokfx.reference import pathpiece as ref
 
 EOT = "<|endoftext|>"
@@ -98,3 +99,19 @@ def test_cjk_tokenizer_segments_remapped_symbols(mode):
                 for _, _, t in ref.segment(tok.alphabet.symbols(piece), tokens, 16, mode)]
     assert tok.encode(sample) == expected
     assert tok.decode(tok.encode(sample)) == sample
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_piece_cache_never_changes_the_ids(bpe, english, mode):
+    """A cache of 3 pieces overflows again and again; the second pass reads what the first left."""
+    special = set(bpe.special_tokens.values())
+    tokens = [None if i in special else list(t) for i, t in enumerate(bpe.tokens)]
+    data = english[:20_000].encode()
+    ends = bpe.pretokenizer.piece_ends(data)
+    uncached = PathSegmenter(tokens, mode, seed=9, cache_size=0).encode_pieces(data, ends)
+    assert uncached == [t for piece in bpe.pretokenizer.pieces(english[:20_000])
+                        for _, _, t in ref.segment(list(piece), tokens, 16, mode, 9)]
+    for cache_size in (3, 1 << 18):
+        segmenter = PathSegmenter(tokens, mode, seed=9, cache_size=cache_size)
+        assert segmenter.encode_pieces(data, ends) == uncached
+        assert segmenter.encode_pieces(data, ends) == uncached
