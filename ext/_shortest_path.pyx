@@ -307,7 +307,7 @@ cdef class PathSegmenter:
         cdef Py_ssize_t k
         if self._mode == GREEDY:
             return greedy(symbols, n, self._trie, self._max_width, &self._out)
-        state = piece_seed(self._seed, symbols, n)
+        state = piece_seed(self._seed, symbols, n) if self._mode == RANDOM else 0
         forward(symbols, n, self._trie, self._max_width, self._mode, &state, &self._paths)
         backtrack(n, &self._paths, &self._starts, &self._tokens)
         for k in range(<Py_ssize_t>self._tokens.size() - 1, -1, -1):
