@@ -103,3 +103,11 @@ def test_bpe_tokens_with_firstspace_hold_a_space_only_at_the_front(small_text):
         text = t.decode("utf-8", "replace")
         if len(t) > 1 and not text.isspace():
             assert not regex.search(r"\s", text[1:]), t
+
+
+def test_parallel_count_of_a_file_without_special_tokens_keeps_whole_pieces(tmp_path):
+    # With `space`, "b\nc" is one piece: cutting the file at a newline would split it.
+    text = "a b\nc d\n" * 5000
+    path = tmp_path / "lines.txt"
+    path.write_text(text)
+    assert tokfx.count_pretokens_file(path, "space", processes=2) == tokfx.count_pretokens(text, "space")

@@ -128,3 +128,13 @@ def test_training_settings_route_options_to_the_trainer_and_the_segmenter():
         training_settings("bpe", None, initial_size=5000)
     with pytest.raises(ValueError, match="seed does not apply"):
         training_settings("pathpiece", "pathpiece-l", seed=3)
+
+
+def test_cjk_alphabet_vocabulary():
+    from conftest import corpus_text
+    text = corpus_text("chinese/hongloumeng.txt")[:40_000]
+    tok = tokfx.train(text, "pathpiece", vocab_size=1200, pattern="firstspace", alphabet="cjk",
+                      initial_size=2500)
+    assert tok.vocab_size == 1200 and tok.alphabet.name == "cjk"
+    assert tok.tokens[:tok.alphabet.size] == [(s,) for s in range(tok.alphabet.size)]
+    assert tok.decode(tok.encode(text[:5000])) == text[:5000]

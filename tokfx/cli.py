@@ -133,14 +133,15 @@ def cmd_inspect(args) -> None:
     lengths = [len(t) for t in tok.tokens]
     longest = sorted(range(tok.vocab_size), key=lambda i: (-lengths[i], i))[:5]
     merges = tok.merges
+    learned = tok.vocab_size - alphabet.size - len(tok.special_tokens)
     unit = "bytes" if alphabet.name == "bytes" else "base symbols"
     groups = f" groups {','.join(f'{p:02x}' for p in alphabet.groups)}" if alphabet.groups else ""
     lines = [
         f"tokenizer:      {args.tokenizer}",
         f"algorithm:      {tok.algorithm} {json.dumps(tok.params)}",
         f"alphabet:       {alphabet.name}{groups} ({alphabet.size} base symbols)",
-        f"vocab size:     {tok.vocab_size:,} ({alphabet.size} {unit} + {len(merges):,} merges"
-        f" + {len(tok.special_tokens)} special)",
+        f"vocab size:     {tok.vocab_size:,} ({alphabet.size} {unit} + {learned:,}"
+        f" {'merges' if merges else 'learned tokens'} + {len(tok.special_tokens)} special)",
         f"pattern:        {tok.pattern}",
         f"segmenter:      {tok.segmenter} {json.dumps(tok.segmenter_params)}",
         f"special tokens: {', '.join(f'{s}={i}' for s, i in tok.special_tokens.items()) or '-'}",
@@ -149,7 +150,7 @@ def cmd_inspect(args) -> None:
         "last merges:    " + "  ".join(f"{alphabet.show(a)}+{alphabet.show(b)}" for a, b in merges[-5:]),
         "longest tokens: " + "  ".join(f"{i}:{tok.show_token(i)}" for i in longest),
     ]
-    print("\n".join(lines))
+    print("\n".join(line for line in lines if merges or "merges:" not in line))
 
 
 PIPELINE_HELP = {
