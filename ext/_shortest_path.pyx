@@ -7,6 +7,7 @@ a piece's base symbols (bytes, or with the cjk alphabet its remapped symbols).
 - greedy: the longest token that is a prefix of the rest, left to right.
 - MI: for each token occurrence of the PathPiece-L segmentation, how many more tokens the best
   segmentation that avoids exactly that occurrence needs (ALGORITHMS.md, PathPiece).
+- The most frequent n-grams (an initial vocabulary).
 
 Membership: a trie of the tokens' symbols (reversed for the DP, which walks back from each end
 position and so finds every width ending there in one pass), its edges in one open-addressing
@@ -15,6 +16,7 @@ hash table. Twin: tokfx.reference.pathpiece.
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
 from cjk_remap cimport cjk_symbols
@@ -65,7 +67,8 @@ cdef class SymbolTrie:
     cdef int32_t _root_children[ROOT_TABLE]  # -1: none
 
     def __init__(self, tokens, bint reverse):
-        """tokens: by id, each a sequence of base symbols, or None to leave that id out."""
+        """tokens: by id, each a sequence of base symbols, or None to leave that id out; more
+        paths can be added with child_or_new."""
         cdef int32_t node
         total = sum(len(t) for t in tokens if t is not None)
         slots = 2
@@ -90,8 +93,25 @@ cdef class SymbolTrie:
             if self._token_of_node[node] < 0:  # a repeated token keeps its lowest id
                 self._token_of_node[node] = token_id
 
-    cdef int32_t _child_or_new(self, int32_t node, int32_t symbol):
+    cdef int _double_edges(self) except -1:
+        cdef vector[Edge] old
+        old.swap(self._edges)
+        self._edges.assign(2 * old.size(), Edge(NO_EDGE, 0))
+        self._mask = self._edges.size() - 1
+        cdef size_t i
+        for edge in old:
+            if edge.key != NO_EDGE:
+                i = mix(edge.key) & self._mask
+                while self._edges[i].key != NO_EDGE:
+                    i = (i + 1) & self._mask
+                self._edges[i] = edge
+        return 0
+
+    cdef int32_t _child_or_new(self, int32_t node, int32_t symbol) except -1:
+        """The child of node along symbol, made (a new node id) if missing."""
         cdef uint64_t key = (<uint64_t>(<uint32_t>node) << 32) | <uint32_t>symbol
+        if 2 * self._token_of_node.size() >= self._edges.size():  # at most half full
+            self._double_edges()
         cdef size_t i = mix(key) & self._mask
         while self._edges[i].key != NO_EDGE:
             if self._edges[i].key == key:
@@ -423,3 +443,54 @@ def mi_pass(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_
                 sums[ids[j]] += counts[k] * mi
             e = starts[j] - 1
     return list(sums), total
+
+
+def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
+               Py_ssize_t how_many, int max_width):
+    """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces
+    symbols[offsets[k]:offsets[k+1]] (each occurrence counted counts[k] times), most frequent
+    first, ties by their symbols: a list of symbol tuples."""
+    cdef SymbolTrie trie = SymbolTrie([], False)
+    # Per trie node: the n-gram's count, its parent node, last symbol and length.
+    cdef vector[int64_t] node_count
+    cdef vector[int32_t] parent, last_symbol, length
+    cdef vector[int64_t] ranked
+    cdef Py_ssize_t k, start, w
+    cdef int32_t node, child
+    cdef int64_t threshold
+    if offsets.shape[0] != counts.shape[0] + 1:
+        raise ValueError(f"{offsets.shape[0]} offsets for {counts.shape[0]} chunks")
+    node_count.push_back(0)
+    parent.push_back(-1)
+    last_symbol.push_back(-1)
+    length.push_back(0)
+    for k in range(counts.shape[0]):
+        for start in range(offsets[k], offsets[k + 1]):
+            node = 0
+            for w in range(1, min(max_width, offsets[k + 1] - start) + 1):
+                child = trie._child_or_new(node, symbols[start + w - 1])
+                if child == <int32_t>node_count.size():
+                    node_count.push_back(0)
+                    parent.push_back(node)
+                    last_symbol.push_back(symbols[start + w - 1])
+                    length.push_back(w)
+                node_count[child] += counts[k]
+                node = child
+    for node in range(<int32_t>node_count.size()):
+        if length[node] >= 2:
+            ranked.push_back(node_count[node])
+    if how_many <= 0 or ranked.empty():
+        return []
+    sort(ranked.begin(), ranked.end())
+    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
+    found = []
+    for node in range(<int32_t>node_count.size()):
+        if length[node] >= 2 and node_count[node] >= threshold:
+            gram = []
+            child = node
+            while child > 0:
+                gram.append(last_symbol[child])
+                child = parent[child]
+            found.append((-node_count[node], tuple(reversed(gram))))
+    found.sort()
+    return [gram for _, gram in found[:how_many]]

@@ -11,12 +11,11 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from tokfx._shortest_path import mi_pass
+from tokfx._shortest_path import mi_pass, top_ngrams
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.bpe_trainer import token_bytes, train_bpe_merges
 from tokfx.registry import register_trainer
@@ -42,19 +41,6 @@ def default_schedule(initial: int, target: int) -> list[int]:
             sizes.append(size)
         top = size
     return sizes
-
-
-def ngram_tokens(symbols: array, offsets: array, counts: Sequence[int], how_many: int,
-                 max_width: int) -> list[tuple[int, ...]]:
-    """The `how_many` most frequent symbol n-grams of 2..max_width symbols inside the pieces
-    (each counted its piece's count times); ties by their symbols."""
-    grams: Counter = Counter()
-    for k, count in enumerate(counts):
-        piece = tuple(symbols[offsets[k]:offsets[k + 1]])
-        for n in range(2, min(max_width, len(piece)) + 1):
-            for start in range(len(piece) - n + 1):
-                grams[piece[start:start + n]] += count
-    return sorted(grams, key=lambda g: (-grams[g], g))[:how_many]
 
 
 @dataclass
@@ -116,7 +102,7 @@ def train_pathpiece_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
         initial = token_bytes(train_bpe_merges(counts, learned, alphabet=alphabet, progress=progress),
                               alphabet)[alphabet.size:]
     else:
-        initial = ngram_tokens(symbols, offsets, word_counts, learned, max_width)
+        initial = top_ngrams(symbols, offsets, word_counts, learned, max_width)
     base = [(s,) for s in range(alphabet.size)]
     tokens = base + [tuple(t) for t in dict.fromkeys(initial) if 1 < len(t) <= max_width]
     if progress:

@@ -3,6 +3,7 @@ each token occurrence, over a piece's base symbols. Tokens are given by id as sy
 (None for an id never produced); a repeated token keeps its lowest id."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 MASK = (1 << 64) - 1
@@ -111,3 +112,16 @@ def chunk_mi(symbols: Sequence[int], tokens, max_width: int = 16) -> list[tuple[
         best = min(inside + covering, default=inf)
         out.append((s, end, t, None if best == inf else best - pl[n - 1]))
     return out
+
+
+def top_ngrams(pieces: Sequence[Sequence[int]], counts: Sequence[int], how_many: int,
+               max_width: int) -> list[tuple[int, ...]]:
+    """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces (each
+    counted its piece's count times); most frequent first, ties by their symbols."""
+    grams: Counter = Counter()
+    for piece, count in zip(pieces, counts):
+        piece = tuple(piece)
+        for n in range(2, min(max_width, len(piece)) + 1):
+            for start in range(len(piece) - n + 1):
+                grams[piece[start:start + n]] += count
+    return sorted(grams, key=lambda g: (-grams[g], g))[:how_many]
