@@ -1,8 +1,8 @@
 """PathPiece on en_10M (or the corpus named with --corpus), FirstSpace pre-tokenization:
 
 - corpus token count (the training corpus itself, special tokens split out) of PathPiece-L, BPE
-  (merges), the BPE vocabulary segmented by PathPiece-L, greedy over either vocabulary, and
-  PathPiece-R over the PathPiece vocabulary;
+  (merges), the BPE vocabulary segmented by PathPiece-L, greedy over either vocabulary,
+  PathPiece-R over the PathPiece vocabulary, and PathPiece-L from an n-gram initial vocabulary;
 - overlap of the PathPiece and BPE vocabularies of each size;
 - construction time (initial BPE, each round on stderr with progress, total);
 - segmentation throughput of the cores (pre-tokenization excluded: the same piece ends for
@@ -85,6 +85,9 @@ def main():
         pp_s, pathpiece = timed(lambda: tokfx.train(counts, "pathpiece", size, [EOT], PATTERN,
                                                     initial_size=args.initial, progress=True))
         print(f"PathPiece construction {pp_s:.1f} s in all (BPE to {size:,} alone: {bpe_s:.1f} s)")
+        ngram_s, from_ngrams = timed(lambda: tokfx.train(counts, "pathpiece", size, [EOT], PATTERN,
+                                                         initial_vocab="ngram", initial_size=args.initial))
+        print(f"PathPiece from the {args.initial:,} most frequent n-grams: {ngram_s:.1f} s in all")
         ways = {
             "PathPiece-L": pathpiece,
             "BPE (merges)": bpe,
@@ -92,11 +95,12 @@ def main():
             "BPE vocab + greedy": bpe.with_segmenter("greedy"),
             "PathPiece vocab + greedy": pathpiece.with_segmenter("greedy"),
             "PathPiece-R": pathpiece.with_segmenter("pathpiece-r"),
+            "PathPiece-L, n-gram initial": from_ngrams,
         }
         counted = {name: corpus_tokens(tok, docs) for name, tok in ways.items()}
         base = counted["BPE (merges)"]
         for name, n in counted.items():
-            print(f"  {name:<26} {n:>11,} tokens  {n / base:.4f}x BPE")
+            print(f"  {name:<28} {n:>11,} tokens  {n / base:.4f}x BPE")
         learned = [set(tok.tokens[:-1]) for tok in (pathpiece, bpe)]
         overlap = len(learned[0] & learned[1])
         print(f"  vocabulary overlap with BPE: {overlap:,} of {size - 1:,} ({overlap / (size - 1):.1%})")
