@@ -67,8 +67,8 @@ cdef class SymbolTrie:
     cdef int32_t _root_children[ROOT_TABLE]  # -1: none
 
     def __init__(self, tokens, bint reverse):
-        """tokens: by id, each a sequence of base symbols, or None to leave that id out; more
-        paths can be added with child_or_new."""
+        """tokens: by id, each a sequence of base symbols, or None to leave that id out
+        (top_ngrams starts empty and adds paths with _child_or_new)."""
         cdef int32_t node
         total = sum(len(t) for t in tokens if t is not None)
         slots = 2
