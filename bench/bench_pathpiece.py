@@ -5,6 +5,8 @@
   PathPiece-R over the PathPiece vocabulary, and PathPiece-L from an n-gram initial vocabulary;
 - overlap of the PathPiece and BPE vocabularies of each size;
 - construction time (initial BPE, each round on stderr with progress, total);
+- Tokenizer.encode throughput of each way (native FirstSpace pre-tokenization included, one
+  cold run);
 - segmentation throughput of the cores (pre-tokenization excluded: the same piece ends for
   all), pathpiece-l and greedy vs BPE merges over the same BPE vocabulary, each run with a fresh
   encoder (cold piece cache), median of --repeats.
@@ -97,10 +99,14 @@ def main():
             "PathPiece-R": pathpiece.with_segmenter("pathpiece-r"),
             "PathPiece-L, n-gram initial": from_ngrams,
         }
-        counted = {name: corpus_tokens(tok, docs) for name, tok in ways.items()}
+        counted, seconds = {}, {}
+        for name, tok in ways.items():
+            seconds[name], counted[name] = timed(lambda: corpus_tokens(tok, docs))
         base = counted["BPE (merges)"]
+        megabytes = len(text.encode()) / 1e6
         for name, n in counted.items():
-            print(f"  {name:<28} {n:>11,} tokens  {n / base:.4f}x BPE")
+            print(f"  {name:<28} {n:>11,} tokens  {n / base:.4f}x BPE"
+                  f"  (Tokenizer.encode {megabytes / seconds[name]:.1f} MB/s, one run)")
         learned = [set(tok.tokens[:-1]) for tok in (pathpiece, bpe)]
         overlap = len(learned[0] & learned[1])
         print(f"  vocabulary overlap with BPE: {overlap:,} of {size - 1:,} ({overlap / (size - 1):.1%})")
