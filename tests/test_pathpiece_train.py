@@ -128,6 +128,8 @@ def test_bad_settings_are_refused(english):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=1000, schedule=[800, 900, 500])
     with pytest.raises(ValueError, match="needs merges"):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=600, segmenter="bpe")
+    with pytest.raises(ValueError, match="unknown segmenter"):
+        tokfx.train(english, "pathpiece", vocab_size=500, segmenter="shortest")
     with pytest.raises(ValueError, match="takes no parameter 'initial_size'"):
         tokfx.train(english, "bpe", vocab_size=500, initial_size=600)
 

@@ -8,6 +8,7 @@ from tokfx.alphabet import BYTES, Alphabet
 from tokfx.pretokenize import count_pretokens, resolve_pattern
 from tokfx.registry import get_trainer
 from tokfx.segmenters import DEFAULT_PARAMS as SEGMENTER_PARAMS
+from tokfx.segmenters import full_segmenter_params
 from tokfx.tokenizer import Tokenizer
 
 
@@ -67,6 +68,8 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
                          f" {', '.join(trainer_params(algorithm)) or 'none'})")
     resolve_pattern(pattern)
     check_vocab_size(vocab_size, special_tokens, base)
+    if segmenter is not None:
+        full_segmenter_params(segmenter, segmenter_params)  # a bad name fails now, not after training
     if isinstance(texts_or_counts, Mapping):
         counts = texts_or_counts
     else:
