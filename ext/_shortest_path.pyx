@@ -119,13 +119,13 @@ cdef class SymbolTrie:
             i = (i + 1) & self._mask
         self._edges[i] = Edge(key, self._token_of_node.size())
         self._token_of_node.push_back(-1)
-        if node == 0 and symbol < ROOT_TABLE:
+        if node == 0 and <uint32_t>symbol < ROOT_TABLE:  # negative symbols live in the hash table only
             self._root_children[symbol] = self._edges[i].child
         return self._edges[i].child
 
     cdef inline int32_t child(self, int32_t node, int32_t symbol) noexcept nogil:
         """The child of node along symbol, or -1."""
-        if node == 0 and symbol < ROOT_TABLE:
+        if node == 0 and <uint32_t>symbol < ROOT_TABLE:  # negative symbols live in the hash table only
             return self._root_children[symbol]
         cdef uint64_t key = (<uint64_t>(<uint32_t>node) << 32) | <uint32_t>symbol
         cdef size_t i = mix(key) & self._mask

@@ -47,7 +47,7 @@ def test_ngram_initial_vocabulary_counts_occurrences_times_counts():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.lists(st.integers(0, 3), max_size=12), st.integers(1, 4)), max_size=8),
+@given(st.lists(st.tuples(st.lists(st.integers(-2, 3), max_size=12), st.integers(1, 4)), max_size=8),
        st.integers(0, 40), st.integers(1, 6))
 def test_top_ngrams_equal_the_reference(pieces, how_many, max_width):
     offsets = array("q", [0, *accumulate(len(p) for p, _ in pieces)])

@@ -130,6 +130,8 @@ def test_pathpiece_r_is_deterministic_per_seed_and_varies_across_seeds():
 def test_a_vocabulary_without_a_needed_base_symbol_is_refused():
     with pytest.raises(ValueError, match="lacks a base symbol"):
         PathSegmenter([[0]], "pathpiece-l").segment(array("i", [0, 1]))
+    with pytest.raises(ValueError, match="lacks a base symbol"):
+        PathSegmenter([[0]], "greedy").segment(array("i", [-3]))  # no symbol of any token
     with pytest.raises(ValueError, match="unknown segmenter"):
         PathSegmenter([[0]], "shortest")
 
