@@ -383,6 +383,20 @@ cdef class PathSegmenter:
         return ids_as_list(self._out, self._id_objects)
 
 
+cdef int check_chunks(const int32_t[::1] symbols, const int64_t[::1] offsets,
+                      const int64_t[::1] counts) except -1:
+    """offsets: one more than counts, from 0, ascending, ending at len(symbols)."""
+    cdef Py_ssize_t k
+    if offsets.shape[0] != counts.shape[0] + 1:
+        raise ValueError(f"{offsets.shape[0]} offsets for {counts.shape[0]} chunks")
+    if offsets[0] != 0 or offsets[offsets.shape[0] - 1] != symbols.shape[0]:
+        raise ValueError(f"offsets must run from 0 to len(symbols) = {symbols.shape[0]}")
+    for k in range(counts.shape[0]):
+        if offsets[k + 1] < offsets[k]:
+            raise ValueError(f"offsets[{k + 1}] = {offsets[k + 1]} is below offsets[{k}] = {offsets[k]}")
+    return 0
+
+
 def chunk_mi(const int32_t[::1] symbols, tokens, int max_width=16):
     """[(start, end exclusive, token id, MI or None)] along the PathPiece-L segmentation of one
     chunk (None: no segmentation avoids that occurrence)."""
@@ -424,8 +438,7 @@ def mi_pass(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_
     cdef uint64_t state = 0
     cdef int32_t mi
     cdef int64_t total = 0
-    if offsets.shape[0] != counts.shape[0] + 1:
-        raise ValueError(f"{offsets.shape[0]} offsets for {counts.shape[0]} chunks")
+    check_chunks(symbols, offsets, counts)
     sums.assign(len(tokens), 0)
     for k in range(counts.shape[0]):
         n = offsets[k + 1] - offsets[k]
@@ -458,8 +471,7 @@ def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child
     cdef int64_t threshold
-    if offsets.shape[0] != counts.shape[0] + 1:
-        raise ValueError(f"{offsets.shape[0]} offsets for {counts.shape[0]} chunks")
+    check_chunks(symbols, offsets, counts)
     node_count.push_back(0)
     parent.push_back(-1)
     last_symbol.push_back(-1)

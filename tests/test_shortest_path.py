@@ -179,6 +179,16 @@ def test_random_cases_include_occurrences_only_a_token_from_the_first_symbol_avo
     assert found > 0
 
 
+def test_chunk_offsets_are_checked():
+    tokens = [[0], [1]]
+    for offsets in ([0, 3], [1, 2], [0, 2, 1, 2]):
+        with pytest.raises(ValueError, match="offsets"):
+            counts = array("q", [1] * (len(offsets) - 1))
+            mi_pass(array("i", [0, 1]), array("q", offsets), counts, tokens)
+    with pytest.raises(ValueError, match="3 offsets for 1 chunks"):
+        mi_pass(array("i", [0, 1]), array("q", [0, 1, 2]), array("q", [1]), tokens)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(vocab_and_text(max_text=8), min_size=1, max_size=4), st.data())
 def test_mi_pass_sums_occurrences_times_counts(cases, data):
