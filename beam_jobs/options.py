@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from tokfx.cli import add_pathpiece_arguments
+
 DEFAULT_SPECIAL = "<|endoftext|>"
 # Named so that Beam never falls back to its default, which first tries to download a runner.
 DEFAULT_RUNNER = "DirectRunner"
@@ -23,7 +25,8 @@ class TokfxOptions(PipelineOptions):
         parser.add_argument("--special-token", action="append", default=None,
                             help=f"special token (repeatable; default {DEFAULT_SPECIAL}); in .txt"
                                  " files they separate documents")
-        parser.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3 or a regex")
+        parser.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3, a PathPiece"
+                            " variant (firstspace, space, digit, ...) or a regex")
         parser.add_argument("--algorithm", default="bpe", help="trainer name (see the registry)")
         parser.add_argument("--alphabet", default="bytes", choices=["bytes", "cjk"],
                             help="base symbols: bytes, or cjk (CJK-remapped bytes; the tokenizer"
@@ -32,6 +35,7 @@ class TokfxOptions(PipelineOptions):
                             help="with --alphabet cjk: remapped lead-byte groups in hex (default"
                                  " 39,3a,3b; add 38 for kana and CJK punctuation)")
         parser.add_argument("--vocab-size", type=int, default=2000)
+        add_pathpiece_arguments(parser)
         parser.add_argument("--min-pretoken-count", type=int, default=1,
                             help="drop pre-tokens seen fewer times before training")
         parser.add_argument("--max-pretokens", type=int, default=None,

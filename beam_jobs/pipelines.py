@@ -19,7 +19,7 @@ from tokfx.pretokenize import resolve_pattern
 from tokfx.registry import get_trainer
 from tokfx.tokenizer import Tokenizer
 from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
-from tokfx.training import check_vocab_size
+from tokfx.training import check_vocab_size, training_settings
 from beam_jobs.count import CountPretokens
 from beam_jobs.encode import TokenizeDocs
 from beam_jobs.files import publish
@@ -78,10 +78,14 @@ def _alphabet(opts: TokfxOptions) -> Alphabet:
     return Alphabet.named(opts.alphabet, opts.cjk_groups)
 
 
-def _check_training_settings(opts: TokfxOptions) -> None:
+def _training_settings(opts: TokfxOptions) -> dict:
+    """Checks the settings before the pipeline runs; returns TrainVocab's extra params."""
     get_trainer(opts.algorithm)
     resolve_pattern(opts.pattern)
     check_vocab_size(opts.vocab_size, _special_tokens(opts), _alphabet(opts))
+    return training_settings(opts.algorithm, opts.segmenter, initial_vocab=opts.initial_vocab,
+                             initial_size=opts.initial_size, schedule=opts.schedule,
+                             max_width=opts.max_width, seed=opts.seed)
 
 
 def _write(docs_and_rejected, keyed, opts, tokenizer_file, config):
@@ -103,20 +107,21 @@ def _clear_manifest(output_dir: str) -> None:
 
 def build_run(p, opts: TokfxOptions) -> None:
     inputs = _inputs(opts)
-    _check_training_settings(opts)
+    params = _training_settings(opts)
     if opts.append_eos and DEFAULT_SPECIAL not in _special_tokens(opts):
         raise ValueError(f"--append-eos needs {DEFAULT_SPECIAL} among the special tokens")
     alphabet = _alphabet(opts)
     config = config_of(opts, inputs, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, alphabet=alphabet.to_dict(),
                        min_pretoken_count=opts.min_pretoken_count,
-                       max_pretokens=opts.max_pretokens)
+                       max_pretokens=opts.max_pretokens, **({"training": params} if params else {}))
     read = _read(p, opts, inputs)
     tokenizer_file = (_count(read["documents"], opts)
                       | "TrainVocab" >> TrainVocab(
                           FileSystems.join(opts.output, TOKENIZER_DIR), algorithm=opts.algorithm,
                           vocab_size=opts.vocab_size, special_tokens=_special_tokens(opts),
-                          pattern=opts.pattern, alphabet=alphabet, progress=not opts.quiet))
+                          pattern=opts.pattern, alphabet=alphabet, progress=not opts.quiet,
+                          params=params))
     keyed = read["documents"] | "TokenizeDocs" >> TokenizeDocs(tokenizer_file, opts.num_shards,
                                                               _eos(opts))
     _write(read, keyed, opts, tokenizer_file, config)

@@ -33,14 +33,17 @@ def _train_and_save(counts: dict, output_dir: str, settings: dict):
 
 class TrainVocab(beam.PTransform):
     def __init__(self, output_dir: str, *, algorithm="bpe", vocab_size=2000, special_tokens=(),
-                 pattern="gpt2", alphabet: Alphabet = BYTES, progress: bool = False):
+                 pattern="gpt2", alphabet: Alphabet = BYTES, progress: bool = False,
+                 params=None):
+        """params: more `tokfx.train` keywords (the algorithm's own, `segmenter`, ...; see
+        tokfx.training.training_settings)."""
         super().__init__()
         self.output_dir = output_dir
         self.settings = {"algorithm": algorithm, "vocab_size": vocab_size,
                          "special_tokens": tuple(special_tokens), "pattern": pattern,
                          "alphabet": alphabet.name,
                          "cjk_groups": alphabet.groups if alphabet.groups else None,
-                         "progress": progress}
+                         "progress": progress, **(params or {})}
 
     def expand(self, counts):
         return counts | "Train" >> beam.Map(_train_and_save, self.output_dir, self.settings)

@@ -10,53 +10,20 @@ tokfx.reference.scaffold_bpe_encode for demolition.
 """
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
-from cpython.long cimport PyLong_FromLong
-from cpython.ref cimport Py_INCREF
-from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memcpy
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
 from cjk_remap cimport cjk_symbols
+from id_list cimport id_objects, ids_as_list
+from piece_cache cimport (PieceCache, cache_append_ids, cache_init, cache_slot, cache_store,
+                          cacheable, CacheSlot, hash_piece, mix)
 
 cdef enum:
     NO_RANK = 2147483647  # INT32_MAX: no merge for this pair
     # Pieces up to this many symbols use the plain O(n^2) rounds, which beat a heap on the short
     # pieces that dominate real text; longer ones (CJK runs, whitespace runs) use a heap.
     SHORT_PIECE = 64
-    # Longer pieces (mostly CJK runs) rarely repeat: looking them up and storing them costs more
-    # than merging them again (measured on zh_5M).
-    MAX_CACHED_PIECE = 24
-    # The cache table starts this small (and doubles) so that short-lived encoders stay cheap.
-    FIRST_CACHE_SLOTS = 1024
-    # Vocabularies are dense and far smaller; a stray huge id must not allocate a huge table.
-    ID_OBJECTS = 1 << 21
-
-
-cdef struct CacheSlot:
-    uint64_t hash
-    uint32_t offset  # in the cache arena: the piece's bytes, then its ids (int32, unaligned)
-    uint16_t piece_size  # 0 marks an empty slot (pieces of 0 or 1 byte are never cached)
-    uint16_t id_count
-
-
-cdef inline uint64_t mix(uint64_t h) noexcept nogil:
-    """splitmix64's finaliser: every input bit reaches the low bits that index the table."""
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL
-    return h ^ (h >> 31)
-
-
-cdef inline uint64_t hash_piece(const unsigned char* piece, Py_ssize_t size) noexcept nogil:
-    cdef uint64_t h = <uint64_t>size, chunk
-    while size > 0:
-        chunk = 0
-        memcpy(&chunk, piece, 8 if size >= 8 else size)
-        h = mix(h ^ chunk)
-        piece += 8
-        size -= 8
-    return h
 
 
 cdef struct RankSlot:
@@ -86,13 +53,7 @@ cdef class BPEEncoder:
     cdef bint _remap
     cdef vector[int32_t] _symbol_ids
     cdef int32_t _prefix_ids[4]
-    # The piece cache: an open-addressing table (linear probing, at most half full) whose slots
-    # point into one arena; a node-based std::unordered_map spent most of the time chasing
-    # pointers. It grows up to 2 * cache_size slots and is emptied once it holds cache_size pieces.
-    cdef size_t _cache_size
-    cdef size_t _cached_count
-    cdef vector[CacheSlot] _cache_slots
-    cdef vector[unsigned char] _cache_arena
+    cdef PieceCache _cache
     cdef vector[int32_t] _symbols
     cdef vector[int32_t] _pair_ranks
     cdef vector[int32_t] _pair_merged
@@ -100,8 +61,7 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _next
     cdef vector[int32_t] _prev
     cdef vector[int32_t] _out
-    # Python ints for the ids below ID_OBJECTS, so building the result list mostly only increfs.
-    cdef list _id_objects
+    cdef list _id_objects  # id_list.id_objects
     # The demolition table: id t becomes _demolition_ids[_demolition_start[t]:...[t + 1]].
     cdef bint _demolish
     cdef vector[int64_t] _demolition_start
@@ -150,18 +110,12 @@ cdef class BPEEncoder:
                 slot[0] = RankSlot(pair_key(left, right), rank, merged)
         if cache_size < 0:
             raise ValueError(f"cache_size must be >= 0, got {cache_size}")
-        self._cache_size = cache_size
-        self._cached_count = 0
-        self._cache_arena.clear()
-        slots = 2  # a power of two, so that hash & (slots - 1) indexes the table
-        while slots < min(FIRST_CACHE_SLOTS, 2 * cache_size):
-            slots *= 2
-        self._cache_slots.assign(slots, CacheSlot(0, 0, 0, 0))
+        cache_init(&self._cache, cache_size)
         self._demolish = demolition is not None
         if self._demolish:
             starts, ids = demolition
             self._set_demolition(starts, ids, max_id)
-        self._id_objects = list(range(min(max_id + 1, ID_OBJECTS)))
+        self._id_objects = id_objects(max_id)
 
     cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
         cdef Py_ssize_t t, n = starts.shape[0] - 1
@@ -207,7 +161,7 @@ cdef class BPEEncoder:
         return self._out_as_list()
 
     cdef int _encode_into_out(self, const unsigned char* piece, Py_ssize_t size) except -1:
-        cdef Py_ssize_t i, start
+        cdef Py_ssize_t i
         cdef uint64_t h = 0
         cdef CacheSlot* slot
         cdef int32_t single
@@ -218,16 +172,12 @@ cdef class BPEEncoder:
                     single = self._demolition_ids[self._demolition_start[single]]
                 self._out.push_back(single)
             return 0
-        cdef bint cacheable = self._cache_size > 0 and size <= MAX_CACHED_PIECE
-        if cacheable:
+        cdef bint cached = cacheable(&self._cache, size)
+        if cached:
             h = hash_piece(piece, size)
-            slot = self._cache_slot(piece, size, h)
+            slot = cache_slot(&self._cache, piece, size, h)
             if slot.piece_size != 0:
-                start = self._out.size()
-                self._out.resize(start + slot.id_count)
-                memcpy(self._out.data() + start, self._cache_arena.data() + slot.offset + size,
-                       slot.id_count * sizeof(int32_t))
-                return 0
+                return cache_append_ids(&self._cache, slot, &self._out)
         self._symbols.clear()
         if self._remap:
             self._symbols.resize(size)  # cjk_symbols writes at most one symbol per byte
@@ -245,8 +195,8 @@ cdef class BPEEncoder:
             self._demolish_symbols()
         for i in range(<Py_ssize_t>self._symbols.size()):
             self._out.push_back(self._symbols[i])
-        if cacheable:
-            self._cache_store(piece, size, h)
+        if cached:
+            cache_store(&self._cache, piece, size, h, self._symbols.data(), self._symbols.size())
         return 0
 
     cdef int _demolish_symbols(self) except -1:
@@ -258,51 +208,6 @@ cdef class BPEEncoder:
             for j in range(self._demolition_start[symbol], self._demolition_start[symbol + 1]):
                 self._demolished.push_back(self._demolition_ids[j])
         self._symbols.swap(self._demolished)
-        return 0
-
-    cdef CacheSlot* _cache_slot(self, const unsigned char* piece, Py_ssize_t size, uint64_t h) noexcept:
-        """The slot holding piece, or the empty slot where it belongs."""
-        cdef size_t mask = self._cache_slots.size() - 1
-        cdef size_t i = h & mask
-        cdef CacheSlot* slot
-        while True:
-            slot = &self._cache_slots[i]
-            if slot.piece_size == 0 or (
-                    slot.hash == h and slot.piece_size == size
-                    and memcmp(self._cache_arena.data() + slot.offset, piece, size) == 0):
-                return slot
-            i = (i + 1) & mask
-
-    cdef int _cache_store(self, const unsigned char* piece, Py_ssize_t size, uint64_t h) except -1:
-        """Remember that piece encodes to _symbols."""
-        cdef size_t id_bytes = self._symbols.size() * sizeof(int32_t)
-        cdef size_t offset = self._cache_arena.size()
-        if self._cached_count >= self._cache_size or offset + size + id_bytes > 0xffffffff:
-            self._cached_count = 0
-            self._cache_arena.clear()
-            offset = 0
-            self._cache_slots.assign(self._cache_slots.size(), CacheSlot(0, 0, 0, 0))
-        elif 2 * (self._cached_count + 1) > self._cache_slots.size():
-            self._double_cache_slots()
-        self._cache_arena.resize(offset + size + id_bytes)
-        memcpy(self._cache_arena.data() + offset, piece, size)
-        memcpy(self._cache_arena.data() + offset + size, self._symbols.data(), id_bytes)
-        cdef CacheSlot* slot = self._cache_slot(piece, size, h)
-        slot[0] = CacheSlot(h, offset, size, self._symbols.size())
-        self._cached_count += 1
-        return 0
-
-    cdef int _double_cache_slots(self) except -1:
-        cdef vector[CacheSlot] old
-        old.swap(self._cache_slots)
-        self._cache_slots.assign(2 * old.size(), CacheSlot(0, 0, 0, 0))
-        cdef size_t mask = self._cache_slots.size() - 1, i
-        for slot in old:
-            if slot.piece_size != 0:
-                i = slot.hash & mask
-                while self._cache_slots[i].piece_size != 0:
-                    i = (i + 1) & mask
-                self._cache_slots[i] = slot
         return 0
 
     cdef inline RankSlot* _rank_slot(self, uint64_t key) noexcept:
@@ -427,18 +332,7 @@ cdef class BPEEncoder:
         return 0
 
     cdef list _out_as_list(self):
-        cdef Py_ssize_t i, n = self._out.size()
-        cdef Py_ssize_t known = len(self._id_objects)
-        cdef list result = PyList_New(n)
-        cdef object token
-        for i in range(n):
-            if self._out[i] < known:
-                token = <object>PyList_GET_ITEM(self._id_objects, self._out[i])
-            else:
-                token = PyLong_FromLong(self._out[i])
-            Py_INCREF(token)
-            PyList_SET_ITEM(result, i, token)
-        return result
+        return ids_as_list(self._out, self._id_objects)
 
 
 def _checked_id(token_id):

@@ -411,15 +411,112 @@ cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t
     return shorter_whitespace_end(run, p, n)
 
 
+# The PathPiece paper's variants.
+
+cdef inline bint is_digit(unsigned char byte) noexcept nogil:
+    return b'0' <= byte <= b'9'
+
+
+cdef inline Py_ssize_t firstspace_whitespace_end(const unsigned char* s, Py_ssize_t n,
+                                                 Py_ssize_t p) noexcept nogil:
+    """`\\s+(?= \\S)|\\s+` from p, a whitespace character: only the run's last character can be
+    a space followed by \\S, so the first alternative ends just before it when that leaves
+    something, else the run is whole."""
+    cdef Py_ssize_t end = whitespace_run(s, n, p).end
+    if end < n and s[end - 1] == b' ' and end - 1 > p:
+        return end - 1
+    return end
+
+
+cdef inline Py_ssize_t not_space_or_digit_end(const unsigned char* s, Py_ssize_t n,
+                                              Py_ssize_t i) noexcept nogil:
+    """End of the run of [^\\s0-9] from i."""
+    cdef Char c
+    while i < n:
+        if s[i] < 0x80:
+            if (ASCII_CLASS[s[i]] & SPACE) or is_digit(s[i]):
+                break
+            i += 1
+        else:
+            c = char_at(s, n, i)
+            if c.classes & SPACE:
+                break
+            i = c.end
+    return i
+
+
+cdef inline Py_ssize_t byte_run_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i,
+                                    bint stop_at_space, bint stop_at_digit) noexcept nogil:
+    """End of the run from i of bytes that are not a stop (U+0020, ASCII digits: single bytes
+    that never occur inside a multi-byte character)."""
+    while i < n and not ((stop_at_space and s[i] == b' ') or (stop_at_digit and is_digit(s[i]))):
+        i += 1
+    return i
+
+
+cdef Py_ssize_t firstspace_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    #  ?\S+|\s+(?= \S)|\s+
+    cdef Char c = char_at(s, n, p)
+    if s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & SPACE):
+        return run_end(s, n, c.end, SPACE, 0)
+    if not (c.classes & SPACE):
+        return run_end(s, n, c.end, SPACE, 0)
+    return firstspace_whitespace_end(s, n, p)
+
+
+cdef Py_ssize_t firstspace_digit_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # [0-9]| ?[^\s0-9]+| (?=[0-9])|\s+(?= \S)|\s+
+    cdef Char c = char_at(s, n, p)
+    if is_digit(s[p]):
+        return p + 1
+    if s[p] == b' ' and c.end < n:
+        if is_digit(s[c.end]):
+            return c.end
+        if not (char_at(s, n, c.end).classes & SPACE):
+            return not_space_or_digit_end(s, n, c.end)
+    if not (c.classes & SPACE):
+        return not_space_or_digit_end(s, n, c.end)
+    return firstspace_whitespace_end(s, n, p)
+
+
+cdef Py_ssize_t space_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    #  |[^ ]+
+    return p + 1 if s[p] == b' ' else byte_run_end(s, n, p, True, False)
+
+
+cdef Py_ssize_t digit_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # [0-9]|[^0-9]+
+    return p + 1 if is_digit(s[p]) else byte_run_end(s, n, p, False, True)
+
+
+cdef Py_ssize_t space_digit_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    #  |[0-9]|[^ 0-9]+
+    if s[p] == b' ' or is_digit(s[p]):
+        return p + 1
+    return byte_run_end(s, n, p, True, True)
+
+
+cdef Py_ssize_t none_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # [\s\S]+
+    return n
+
+
 # ---------------------------------------------------------------------------------------------
 # Public API
 
-cdef PieceEnd MATCHERS[4]
+cdef PieceEnd MATCHERS[10]
 MATCHERS[0] = gpt2_piece_end
 MATCHERS[1] = cl100k_piece_end
 MATCHERS[2] = llama3_piece_end
 MATCHERS[3] = o200k_piece_end
-_MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3}
+MATCHERS[4] = firstspace_piece_end
+MATCHERS[5] = firstspace_digit_piece_end
+MATCHERS[6] = space_piece_end
+MATCHERS[7] = digit_piece_end
+MATCHERS[8] = space_digit_piece_end
+MATCHERS[9] = none_piece_end
+_MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3, "firstspace": 4,
+                       "firstspace-digit": 5, "space": 6, "digit": 7, "space-digit": 8, "none": 9}
 FAST_PATTERNS = frozenset(_MATCHER_OF_PATTERN)
 
 

@@ -75,3 +75,28 @@ def test_help_lists_the_commands():
     assert result.returncode == 0
     for command in ("train", "encode", "inspect"):
         assert command in result.stdout
+
+
+def test_train_pathpiece_and_encode_with_the_saved_segmenter(tmp_path):
+    out = tmp_path / "pp"
+    assert main(["train", str(fixture_path("tinystories_sample.txt")), "-o", str(out), "-q",
+                 "--algorithm", "pathpiece", "--vocab-size", "400", "--initial-vocab", "ngram",
+                 "--initial-size", "900", "--pattern", "firstspace", "--segmenter", "pathpiece-r",
+                 "--seed", "4", "--max-width", "10"]) == 0
+    tok = Tokenizer.load(out)
+    assert (tok.algorithm, tok.vocab_size, tok.pattern) == ("pathpiece", 400, "firstspace")
+    assert (tok.segmenter, tok.segmenter_params) == ("pathpiece-r", {"max_width": 10, "seed": 4})
+    assert tok.params["initial_vocab"] == "ngram" and tok.params["initial_size"] == 900
+    assert sorted(p.name for p in out.iterdir()) == ["tokfx.json"]
+    text = "Once upon a time, a little dog ran."
+    result = run_cli("encode", out, "--text", text)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == tok.encode(text)
+    result = run_cli("encode", out, "--text", text, "--segmenter", "greedy")
+    assert json.loads(result.stdout) == tok.with_segmenter("greedy").encode(text)
+
+
+def test_pathpiece_options_that_do_not_apply_are_refused(tmp_path):
+    result = run_cli("train", fixture_path("tinystories_sample.txt"), "-o", tmp_path / "t",
+                     "--initial-size", "900")
+    assert result.returncode == 2 and "initial_size does not apply to algorithm 'bpe'" in result.stderr

@@ -218,3 +218,20 @@ def test_bad_cjk_groups_are_one_line_errors(corpus, tmp_path, capsys):
     assert "cjk groups must be a non-empty subset of 0x38-0x3B" in capsys.readouterr().err
     assert main(argv[:-2] + ["--cjk-groups", "39"]) == 2
     assert "cjk_groups given for the 'bytes' alphabet" in capsys.readouterr().err
+
+
+def test_pathpiece_training_params_pass_through_the_pipeline(corpus, tmp_path):
+    out = tmp_path / "pp"
+    run_pipeline(corpus[0], out, "--algorithm", "pathpiece", "--pattern", "firstspace",
+                 "--initial-size", "900", "--schedule", "700,400", "--segmenter", "greedy")
+    expected = tokfx.train(list(corpus[1].values()), "pathpiece", vocab_size=VOCAB,
+                           special_tokens=[EOT], pattern="firstspace", initial_size=900,
+                           schedule=[700, 400], segmenter="greedy")
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    tokenizer = tokfx.Tokenizer.load(out / "tokenizer")
+    assert tokenizer.segmenter == "greedy"
+    for row in read_shards(out):
+        assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["training"] == {"initial_size": 900, "schedule": [700, 400],
+                                              "segmenter": "greedy", "segmenter_params": {}}

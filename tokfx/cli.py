@@ -22,8 +22,9 @@ from tokfx.corpus import CorpusError, is_jsonl, iter_jsonl_texts, read_text_file
 from tokfx.parallel_count import add_counts, count_pretokens_file
 from tokfx.pretokenize import PreTokenizer, resolve_pattern
 from tokfx.registry import TRAINERS
+from tokfx.segmenters import SEGMENTERS
 from tokfx.tokenizer import Tokenizer
-from tokfx.training import check_vocab_size, train
+from tokfx.training import check_vocab_size, train, training_settings
 
 DEFAULT_SPECIAL = "<|endoftext|>"
 
@@ -64,6 +65,9 @@ def cmd_train(args) -> None:
     alphabet = Alphabet.named(args.alphabet, args.cjk_groups)
     check_vocab_size(args.vocab_size, special_tokens, alphabet)
     resolve_pattern(args.pattern)
+    settings = training_settings(args.algorithm, args.segmenter, initial_vocab=args.initial_vocab,
+                                 initial_size=args.initial_size, schedule=args.schedule,
+                                 max_width=args.max_width, seed=args.seed)
     start = time.perf_counter()
     if args.counts:
         if args.files:
@@ -77,7 +81,7 @@ def cmd_train(args) -> None:
         counts = _count_files(args, files, special_tokens)
     _log(args, f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all")
     tokenizer = train(counts, args.algorithm, args.vocab_size, special_tokens, args.pattern,
-                      alphabet.name, args.cjk_groups, progress=not args.quiet)
+                      alphabet.name, args.cjk_groups, progress=not args.quiet, **settings)
     tokenizer.save(args.output)
     if alphabet.name != "bytes":
         _log(args, f"{args.alphabet} alphabet: wrote tokfx.json only (GPT-2 and Hugging Face files"
@@ -85,6 +89,9 @@ def cmd_train(args) -> None:
     elif tokenizer.scaffold is not None and tokenizer.scaffold.scaffold:
         _log(args, f"{len(tokenizer.scaffold.scaffold):,} scaffold tokens: wrote tokfx.json only"
                    " (GPT-2 and Hugging Face files cannot demolish them)")
+    elif tokenizer.segmenter != "bpe":
+        _log(args, f"segmenter {tokenizer.segmenter}: wrote tokfx.json only (GPT-2 and Hugging Face"
+                   " files segment by BPE merges)")
     _log(args, f"trained {tokenizer!r} in {time.perf_counter() - start:.2f} s")
     print(Path(args.output) / "tokfx.json")
 
@@ -93,6 +100,8 @@ def cmd_encode(args) -> None:
     if args.text is None and not args.files:
         raise ValueError("nothing to encode: give --text TEXT or corpus files")
     tokenizer = Tokenizer.load(args.tokenizer)
+    if args.segmenter:
+        tokenizer = tokenizer.with_segmenter(args.segmenter)
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         if args.text is not None:
@@ -127,9 +136,10 @@ def cmd_inspect(args) -> None:
     longest = sorted(range(tok.vocab_size), key=lambda i: (-lengths[i], i))[:5]
     merges = tok.merges
     unit = "bytes" if alphabet.name == "bytes" else "base symbols"
-    # A scaffold tokenizer's normal tokens include some whose merge has a scaffold part.
-    learned = (f"{len(merges):,} merges" if tok.scaffold is None
-               else f"{len(tok.scaffold.normal_tokens) - alphabet.size:,} learned tokens")
+    # Learned tokens are merges in BPE only: PathPiece has no merges, and a scaffold tokenizer's
+    # normal tokens include some whose merge has a scaffold part.
+    learned = (f"{tok.vocab_size - alphabet.size - len(tok.special_tokens):,}"
+               f" {'merges' if merges and tok.scaffold is None else 'learned tokens'}")
     groups = f" groups {','.join(f'{p:02x}' for p in alphabet.groups)}" if alphabet.groups else ""
     lines = [
         f"tokenizer:      {args.tokenizer}",
@@ -138,6 +148,7 @@ def cmd_inspect(args) -> None:
         f"vocab size:     {tok.vocab_size:,} ({alphabet.size} {unit} + {learned}"
         f" + {len(tok.special_tokens)} special)",
         f"pattern:        {tok.pattern}",
+        f"segmenter:      {tok.segmenter} {json.dumps(tok.segmenter_params)}",
         f"special tokens: {', '.join(f'{s}={i}' for s, i in tok.special_tokens.items()) or '-'}",
         f"mean token length: {sum(lengths) / len(lengths):.2f} {unit}",
         "first merges:   " + "  ".join(f"{alphabet.show(a)}+{alphabet.show(b)}" for a, b in merges[:5]),
@@ -147,7 +158,7 @@ def cmd_inspect(args) -> None:
     if tok.scaffold is not None:
         lines.append(f"scaffold:       {len(tok.scaffold.scaffold):,} scaffold tokens of"
                      f" {tok.scaffold.expanded_size:,} expanded (merged, then demolished when encoding)")
-    print("\n".join(lines))
+    print("\n".join(line for line in lines if merges or "merges:" not in line))
 
 
 PIPELINE_HELP = {
@@ -155,6 +166,31 @@ PIPELINE_HELP = {
            " shards + manifest.json (no arguments: the sample corpus into ./tokfx-out/)",
     "count": "count pre-tokens of a corpus into a Parquet counts file (--output FILE)",
 }
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes like 60000,50000,40000, got {text!r}") from None
+
+
+def add_pathpiece_arguments(parser) -> None:
+    """Options of --algorithm pathpiece and of the segmenters (also the Beam pipeline's)."""
+    parser.add_argument("--initial-vocab", choices=["bpe", "ngram"], default=None,
+                        help="pathpiece: initial vocabulary (default bpe)")
+    parser.add_argument("--initial-size", type=int, default=None,
+                        help="pathpiece: initial vocabulary size (default 4 x --vocab-size, at most 2^18)")
+    parser.add_argument("--schedule", type=_sizes, default=None,
+                        help="pathpiece: vocab sizes after each round, e.g. 60000,50000,40000"
+                             " (default: halving steps)")
+    parser.add_argument("--max-width", type=int, default=None,
+                        help="pathpiece and the shortest-path/greedy segmenters: widest token in"
+                             " base symbols (default 16)")
+    parser.add_argument("--segmenter", choices=SEGMENTERS, default=None,
+                        help="segment with this instead of the algorithm's own (bpe: merges;"
+                             " pathpiece: pathpiece-l); pathpiece-l/-r and greedy use any vocabulary")
+    parser.add_argument("--seed", type=int, default=None, help="pathpiece-r: random seed (default 0)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="alphabet + learned tokens + special tokens (default 2000)")
     p.add_argument("--special-token", action="append",
                    help=f"a special token (repeatable; default {DEFAULT_SPECIAL})")
-    p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3, or a regex")
+    p.add_argument("--pattern", default="gpt2", help="gpt2, cl100k, o200k, llama3, the PathPiece"
+                   " variants firstspace, space, digit, firstspace-digit, space-digit, none; or a regex")
     p.add_argument("--alphabet", default="bytes", choices=["bytes", "cjk"],
                    help="base symbols: bytes, or cjk (CJK-remapped bytes; tokfx.json only)")
     p.add_argument("--cjk-groups", type=_groups, default=None,
@@ -185,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--counts", help="train from this pre-token counts file (from tokfx count)"
                    " instead of corpus files")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    add_pathpiece_arguments(p)
     p.set_defaults(run=cmd_train)
 
     p = sub.add_parser("encode", help="encode text or corpus files with a trained tokenizer")
@@ -193,6 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text", help="encode this text and print its ids")
     p.add_argument("--text-field", default="text")
     p.add_argument("-o", "--output", help="write JSON lines here instead of standard output")
+    p.add_argument("--segmenter", choices=SEGMENTERS, help="segment with this instead of the"
+                   " tokenizer's own (its default params)")
     p.add_argument("--output-dir", help="run the Beam pipeline instead: shards and manifest"
                    " into this directory (corpus from --input PATTERN; see tokfx run --help)")
     p.set_defaults(run=cmd_encode)

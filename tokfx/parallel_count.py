@@ -7,6 +7,7 @@ from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
 
 from tokfx.chunking import find_chunk_boundaries
+from tokfx.patterns import NO_NEWLINE_SPLIT
 from tokfx.pretokenize import PreTokenizer
 
 # More ranges than processes, so that one slow range does not leave the other workers idle.
@@ -44,8 +45,11 @@ def count_pretokens_file(path: str | os.PathLike, pattern: str = "gpt2",
     """{pre-token: count} of a whole text file, its ranges counted in parallel processes."""
     PreTokenizer(pattern, special_tokens)  # fail on a bad pattern here, not in every worker
     processes = processes or os.cpu_count() or 1
+    ranges = processes * _RANGES_PER_PROCESS
+    if not special_tokens and pattern in NO_NEWLINE_SPLIT:
+        ranges = 1  # with no special token to cut at, such a pattern's pieces may span any newline
     with open(path, "rb") as f:
-        bounds = find_chunk_boundaries(f, processes * _RANGES_PER_PROCESS, special_tokens)
+        bounds = find_chunk_boundaries(f, ranges, special_tokens)
     starts, ends = bounds[:-1], bounds[1:]
     args = (repeat(path), starts, ends, repeat(pattern), repeat(tuple(special_tokens)))
     total: dict[bytes, int] = {}

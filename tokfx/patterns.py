@@ -28,10 +28,37 @@ LLAMA3 = (
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 
+# The PathPiece paper's pre-tokenization variants (ALGORITHMS.md, PathPiece). Whitespace is
+# regex's \s, as in the patterns above.
+# FirstSpace: maximal whitespace and non-whitespace runs; a single U+0020 directly before a
+# non-whitespace run moves to its front (a whitespace run gives up its last character only when
+# that character is U+0020 and a non-whitespace run follows).
+FIRSTSPACE = r""" ?\S+|\s+(?= \S)|\s+"""
+# Space: every U+0020 is its own chunk; the text between spaces stays whole.
+SPACE = r""" |[^ ]+"""
+# Digit: every ASCII digit is its own chunk; the text between digits stays whole.
+DIGIT = r"""[0-9]|[^0-9]+"""
+# FirstSpace, then every ASCII digit split off (a space moved to the front of a digit is left
+# on its own).
+FIRSTSPACE_DIGIT = r"""[0-9]| ?[^\s0-9]+| (?=[0-9])|\s+(?= \S)|\s+"""
+SPACE_DIGIT = r""" |[0-9]|[^ 0-9]+"""
+# None: the whole chunk (a document, or the text between two special tokens) is one piece.
+NONE = r"""[\s\S]+"""
+
 PATTERNS = {
     "gpt2": GPT2,
     "cl100k": CL100K,
     "gpt4": CL100K,
     "o200k": O200K,
     "llama3": LLAMA3,
+    "firstspace": FIRSTSPACE,
+    "space": SPACE,
+    "digit": DIGIT,
+    "firstspace-digit": FIRSTSPACE_DIGIT,
+    "space-digit": SPACE_DIGIT,
+    "none": NONE,
 }
+
+# Variants that keep a newline in the same piece as its neighbours: a newline between two
+# non-space characters is not a place to cut text (tokfx.chunking) for them.
+NO_NEWLINE_SPLIT = frozenset({"space", "digit", "space-digit", "none"})

@@ -14,7 +14,7 @@ import regex
 
 from tokfx import _pretokenize
 from tokfx.chunking import is_safe_newline
-from tokfx.patterns import PATTERNS
+from tokfx.patterns import NO_NEWLINE_SPLIT, PATTERNS
 
 _PLAIN_WORD = regex.compile(r"[A-Za-z0-9_-]+")
 
@@ -74,8 +74,9 @@ class PreTokenizer:
     def safe_cut(self, text: str, force: bool = False) -> int:
         """An index where `text` can be cut and both halves encoded apart with the same result.
 
-        The last newline between two non-space characters, else the start of the last special
-        token; 0 if there is none. With `force`, when there is none, the start of the last two
+        The last newline between two non-space characters (unless the pattern keeps newlines
+        inside pieces: `NO_NEWLINE_SPLIT`), else the start of the last special token; 0 if there
+        is none. With `force`, when there is none, the start of the last two
         pieces of the last ordinary chunk (exact for the built-in patterns, whose lookahead
         reaches one character).
         """
@@ -85,7 +86,7 @@ class PreTokenizer:
             offset -= len(chunk)
             if special:
                 return offset
-            pos = chunk.rfind("\n", 0, len(chunk) - 1)
+            pos = -1 if self.pattern_name in NO_NEWLINE_SPLIT else chunk.rfind("\n", 0, len(chunk) - 1)
             while pos > 0:
                 if is_safe_newline(chunk[pos - 1], chunk[pos + 1]):
                     return offset + pos + 1

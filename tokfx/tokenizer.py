@@ -1,4 +1,5 @@
-"""`Tokenizer`: pre-tokenizer -> BPE merges by rank -> ids, with special tokens by id."""
+"""`Tokenizer`: pre-tokenizer -> segmenter (BPE merges by rank, or one that runs over any
+vocabulary: tokfx.segmenters) -> ids, with special tokens by id."""
 from __future__ import annotations
 
 import os
@@ -9,10 +10,11 @@ from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from tokfx._bpe_encode import BPEEncoder
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.merge_table import base_symbol_ids, merges_as_ids
 from tokfx.pretokenize import PreTokenizer
+from tokfx.segmenters import DEFAULT_PARAMS as SEGMENTER_PARAMS
+from tokfx.segmenters import full_segmenter_params, make_encoder
 
 if TYPE_CHECKING:
     from tokfx.scaffold_vocab import ScaffoldVocab
@@ -23,23 +25,26 @@ _MAX_PENDING_CHARS = 1 << 20
 
 
 class Tokenizer:
-    """A BPE tokenizer over an alphabet of base symbols (`tokfx.alphabet`: bytes or cjk).
+    """A tokenizer over an alphabet of base symbols (`tokfx.alphabet`: bytes or cjk).
 
     Ids: every id in `0..vocab_size-1` names one token, a sequence of base symbols: bytes for
     the byte alphabet, a tuple of symbol ids for cjk (whose bytes come from decoding). A
     special token holds the symbols of its UTF-8 text. `merges` are `(left_id, right_id,
-    merged_id)` in rank order; encoding maps each pre-token to base symbols, then applies them
-    lowest rank first.
+    merged_id)` in rank order. Encoding maps each pre-token to base symbols, then segments them
+    with `segmenter`: "bpe" applies the merges lowest rank first; "pathpiece-l", "pathpiece-r"
+    and "greedy" (tokfx.segmenters, with `segmenter_params`) use the tokens alone, so a
+    vocabulary without merges (PathPiece) needs one of them.
 
-    With `scaffold` (Scaffold-BPE), encoding applies the scaffold vocabulary's expanded merges
-    and demolishes its scaffold tokens instead; `tokens` are its normal tokens then the special
-    tokens, and `merges` those of its merges expressible in these ids
+    With `scaffold` (Scaffold-BPE), the "bpe" segmenter applies the scaffold vocabulary's
+    expanded merges and demolishes its scaffold tokens instead; `tokens` are its normal tokens
+    then the special tokens, and `merges` those of its merges expressible in these ids
     (`ScaffoldVocab.normal_merges`).
     """
 
     def __init__(self, tokens: Sequence[bytes | Sequence[int]], merges: Sequence[tuple[int, int, int]],
                  special_tokens: Mapping[str, int] | None = None, pattern: str = "gpt2",
                  algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES,
+                 segmenter: str = "bpe", segmenter_params: Mapping | None = None,
                  scaffold: ScaffoldVocab | None = None):
         self.alphabet = alphabet
         self._tokens = [alphabet.token(t) for t in tokens]
@@ -49,19 +54,34 @@ class Tokenizer:
         self.params = dict(params or {})
         self.pretokenizer = PreTokenizer(pattern, list(self._special))
         self.pattern = pattern
+        self.segmenter = segmenter
+        self.segmenter_params = full_segmenter_params(segmenter, segmenter_params)
         self._check()
         self._ids_by_token: dict = {}
         for i, token in enumerate(self._tokens):
             self._ids_by_token.setdefault(token, i)
         self.scaffold = scaffold
-        if scaffold is None:
-            self._encoder = BPEEncoder(self._merges, base_symbol_ids(self._ids_by_token, alphabet),
-                                       cjk_prefix_ids=alphabet.cjk_prefix_ids)
-        else:
+        if scaffold is not None:
             if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
                 raise ValueError("scaffold: its alphabet or normal merges differ from the tokenizer's")
             scaffold.check_model(self._tokens, self._special.values())
+        if scaffold is not None and segmenter == "bpe":
             self._encoder = scaffold.encoder()
+        else:
+            self._encoder = make_encoder(segmenter, self.segmenter_params, self._tokens, self._merges,
+                                         base_symbol_ids(self._ids_by_token, alphabet),
+                                         set(self._special.values()), alphabet)
+
+    def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
+        """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` is
+        kept from the current segmenter unless given)."""
+        if segmenter == "bpe" and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
+            raise ValueError("segmenter 'bpe' needs merges, and this vocabulary has none: use"
+                             " pathpiece-l, pathpiece-r or greedy")
+        if "max_width" in self.segmenter_params and "max_width" in SEGMENTER_PARAMS.get(segmenter, {}):
+            params = {"max_width": self.segmenter_params["max_width"], **params}
+        return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
+                         self.params, self.alphabet, segmenter, params, self.scaffold)
 
     @cached_property
     def _packed(self) -> list[bytes]:
@@ -258,4 +278,5 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return (f"Tokenizer(algorithm={self.algorithm!r}, vocab_size={self.vocab_size}, "
-                f"pattern={self.pattern!r}, special_tokens={list(self._special)})")
+                f"pattern={self.pattern!r}, segmenter={self.segmenter!r}, "
+                f"special_tokens={list(self._special)})")

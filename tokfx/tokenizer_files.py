@@ -32,7 +32,7 @@ def _validator():
 def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
     special_ids = {i: name for name, i in tokenizer.special_tokens.items()}
     tokens = tokenizer.tokens
-    return {
+    doc = {
         "format": "tokfx",
         "format_version": FORMAT_VERSION,
         "tokfx_version": tokfx.__version__,
@@ -44,7 +44,13 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
         "tokens": [None if i in special_ids else list(token) for i, token in enumerate(tokens)],
         "merges": [list(m) for m in tokenizer.merge_ids],
-    } | ({"scaffold": tokenizer.scaffold.to_dict()} if tokenizer.scaffold is not None else {})
+    }
+    # Written only when not the default, so files of BPE tokenizers keep their bytes and hash.
+    if tokenizer.segmenter != "bpe":
+        doc["segmenter"] = {"name": tokenizer.segmenter, "params": tokenizer.segmenter_params}
+    if tokenizer.scaffold is not None:
+        doc["scaffold"] = tokenizer.scaffold.to_dict()
+    return doc
 
 
 def tokenizer_from_dict(doc: dict, source: str = TOKFX_JSON) -> Tokenizer:
@@ -62,9 +68,11 @@ def tokenizer_from_dict(doc: dict, source: str = TOKFX_JSON) -> Tokenizer:
     try:
         alphabet = Alphabet.from_dict(doc["alphabet"])
         tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc["tokens"])]
+        segmenter = doc.get("segmenter", {"name": "bpe", "params": {}})
         scaffold = ScaffoldVocab.from_dict(doc["scaffold"], alphabet) if "scaffold" in doc else None
         return Tokenizer(tokens, [tuple(m) for m in doc["merges"]], special, pattern,
-                         doc["algorithm"], doc["params"], alphabet, scaffold)
+                         doc["algorithm"], doc["params"], alphabet, segmenter["name"],
+                         segmenter["params"], scaffold)
     except ValueError as exc:
         raise ValueError(f"{source}: not a valid tokfx.json: {exc}") from None
 
@@ -81,17 +89,21 @@ def tokenizer_hash(tokenizer: Tokenizer) -> str:
 
 
 def save_tokenizer(tokenizer: Tokenizer, directory: str | os.PathLike) -> None:
-    """tokfx.json, plus GPT-2 and Hugging Face files for a byte-alphabet tokenizer whose tokens
-    have distinct bytes. A cjk tokenizer gets tokfx.json only: those formats name tokens by
-    their bytes, and a cjk token's bytes depend on the prefix symbols before it. So does a
-    Scaffold-BPE tokenizer with scaffold tokens: those formats cannot demolish them (with none,
-    its merges are plain BPE and the files are exact)."""
+    """tokfx.json, plus GPT-2 and Hugging Face files for a byte-alphabet BPE tokenizer whose
+    tokens have distinct bytes. A cjk tokenizer gets tokfx.json only: those formats name tokens
+    by their bytes, and a cjk token's bytes depend on the prefix symbols before it. So does one
+    with another segmenter than "bpe" (those formats segment by merges), and a Scaffold-BPE
+    tokenizer with scaffold tokens (those formats cannot demolish them; with none, its merges are
+    plain BPE and the files are exact)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / TOKFX_JSON).write_bytes(tokenizer_json_bytes(tokenizer))
     if tokenizer.alphabet.name != "bytes":
         log.info("%s: wrote %s only; GPT-2 and Hugging Face files cannot express the %s alphabet",
                  directory, TOKFX_JSON, tokenizer.alphabet.name)
+    elif tokenizer.segmenter != "bpe":
+        log.info("%s: wrote %s only; GPT-2 and Hugging Face files segment by BPE merges, not %s",
+                 directory, TOKFX_JSON, tokenizer.segmenter)
     elif tokenizer.scaffold is not None and tokenizer.scaffold.scaffold:
         log.info("%s: wrote %s only; GPT-2 and Hugging Face files cannot express the %d scaffold"
                  " tokens (merged, then demolished into normal tokens)", directory, TOKFX_JSON,

@@ -1,0 +1,31 @@
+"""The Python list of ids that an encode core returns, shared by the encode cores."""
+from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
+from cpython.long cimport PyLong_FromLong
+from cpython.ref cimport Py_INCREF
+from libc.stdint cimport int32_t
+from libcpp.vector cimport vector
+
+cdef enum:
+    # Vocabularies are dense and far smaller; a stray huge id must not allocate a huge table.
+    ID_OBJECTS = 1 << 21
+
+
+cdef inline list id_objects(Py_ssize_t max_id):
+    """Python ints for the ids up to max_id (below ID_OBJECTS), so that building a result list
+    mostly only increfs."""
+    return list(range(min(max_id + 1, <Py_ssize_t>ID_OBJECTS)))
+
+
+cdef inline list ids_as_list(const vector[int32_t]& ids, list objects):
+    cdef Py_ssize_t i, n = ids.size()
+    cdef Py_ssize_t known = len(objects)
+    cdef list result = PyList_New(n)
+    cdef object token
+    for i in range(n):
+        if ids[i] < known:
+            token = <object>PyList_GET_ITEM(objects, ids[i])
+        else:
+            token = PyLong_FromLong(ids[i])
+        Py_INCREF(token)
+        PyList_SET_ITEM(result, i, token)
+    return result

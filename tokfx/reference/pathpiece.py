@@ -1,0 +1,127 @@
+"""Pure-Python twin of tokfx._shortest_path: PathPiece and greedy segmentation, and the MI of
+each token occurrence, over a piece's base symbols. Tokens are given by id as symbol sequences
+(None for an id never produced); a repeated token keeps its lowest id."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+MASK = (1 << 64) - 1
+
+
+def _mix(h: int) -> int:
+    h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & MASK
+    return h ^ (h >> 31)
+
+
+class _SplitMix:
+    def __init__(self, seed: int, symbols: Sequence[int]):
+        h = _mix(seed ^ len(symbols))
+        for s in symbols:
+            h = _mix(h ^ s)
+        self.state = h
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
+        return _mix(self.state)
+
+
+def _ids(tokens) -> dict[tuple[int, ...], int]:
+    ids = {}
+    for i, t in enumerate(tokens):
+        if t is not None:
+            ids.setdefault(tuple(t), i)
+    return ids
+
+
+def forward(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pathpiece-l",
+            seed: int = 0) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Per end position: (pl, chosen width, chosen token id, sc)."""
+    ids = _ids(tokens)
+    rng = _SplitMix(seed, symbols)
+    pl, width, token, sc = [], [], [], []
+    for e in range(len(symbols)):
+        best, ties, chosen = None, 0, (0, -1)
+        for w in range(1, min(max_width, e + 1) + 1):
+            t = ids.get(tuple(symbols[e - w + 1:e + 1]))
+            if t is None:
+                continue
+            cost = (pl[e - w] if w <= e else 0) + 1
+            if best is None or cost < best:
+                best, ties, chosen = cost, 1, (w, t)
+            elif cost == best:
+                ties += 1
+                if mode == "pathpiece-l" or rng.next() % ties == 0:
+                    chosen = (w, t)
+        if best is None:
+            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        pl.append(best)
+        width.append(chosen[0])
+        token.append(chosen[1])
+        sc.append(ties)
+    return pl, width, token, sc
+
+
+def segment(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pathpiece-l",
+            seed: int = 0) -> list[tuple[int, int, int]]:
+    """(start, end exclusive, token id) of each token, in order."""
+    if mode == "greedy":
+        return _greedy(symbols, tokens, max_width)
+    _, width, token, _ = forward(symbols, tokens, max_width, mode, seed)
+    out, e = [], len(symbols) - 1
+    while e >= 0:
+        out.append((e - width[e] + 1, e + 1, token[e]))
+        e -= width[e]
+    return out[::-1]
+
+
+def _greedy(symbols: Sequence[int], tokens, max_width: int) -> list[tuple[int, int, int]]:
+    ids = _ids(tokens)
+    out, s = [], 0
+    while s < len(symbols):
+        w = next(w for w in range(min(max_width, len(symbols) - s), 0, -1)
+                 if tuple(symbols[s:s + w]) in ids)
+        out.append((s, s + w, ids[tuple(symbols[s:s + w])]))
+        s += w
+    return out
+
+
+def chunk_mi(symbols: Sequence[int], tokens, max_width: int = 16) -> list[tuple[int, int, int, int | None]]:
+    """(start, end exclusive, token id, MI) along the PathPiece-L segmentation, MI by the
+    formula of ALGORITHMS.md (break inside, or a covering token; 0 when sc[e] > 1)."""
+    ids = _ids(tokens)
+    n = len(symbols)
+    pl, _, _, sc = forward(symbols, tokens, max_width)
+    inf = float("inf")
+    bpl = [inf] * n + [0]
+    for i in range(n - 1, -1, -1):
+        bpl[i] = min((bpl[i + w] + 1 for w in range(1, min(max_width, n - i) + 1)
+                      if tuple(symbols[i:i + w]) in ids), default=inf)
+    out = []
+    for s, end, t in segment(symbols, tokens, max_width):
+        e = end - 1
+        if sc[e] > 1:
+            out.append((s, end, t, 0))
+            continue
+        inside = [pl[j] + bpl[j + 1] for j in range(s, e)]
+        covering = [(pl[s2 - 1] if s2 else 0) + 1 + bpl[e2 + 1]
+                    for s2 in range(max(0, e - max_width + 1), s + 1)
+                    for e2 in range(e, min(n, s2 + max_width))
+                    if (s2, e2) != (s, e) and tuple(symbols[s2:e2 + 1]) in ids]
+        best = min(inside + covering, default=inf)
+        out.append((s, end, t, None if best == inf else best - pl[n - 1]))
+    return out
+
+
+def top_ngrams(pieces: Sequence[Sequence[int]], counts: Sequence[int], how_many: int,
+               max_width: int) -> list[tuple[int, ...]]:
+    """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces (each
+    counted its piece's count times); most frequent first, ties by their symbols."""
+    grams: Counter = Counter()
+    for piece, count in zip(pieces, counts):
+        piece = tuple(piece)
+        for n in range(2, min(max_width, len(piece)) + 1):
+            for start in range(len(piece) - n + 1):
+                grams[piece[start:start + n]] += count
+    return sorted(grams, key=lambda g: (-grams[g], g))[:how_many]
