@@ -57,11 +57,12 @@ def frequency_rank(report: dict, path: Path) -> str:
     return _save(fig, path)
 
 
-# Circle centres and where each region's count goes, for 2 and 3 sets (radius 1).
+# Circle centres, where each set's name and each region's count go, for 2 and 3 sets (radius 1).
 _VENN = {
-    2: {"centres": [(-0.5, 0), (0.5, 0)],
+    2: {"centres": [(-0.5, 0), (0.5, 0)], "names": [(-0.7, 1.15), (0.7, 1.15)],
         "labels": {"10": (-0.95, 0), "01": (0.95, 0), "11": (0, 0)}},
     3: {"centres": [(-0.5, 0.35), (0.5, 0.35), (0, -0.5)],
+        "names": [(-0.9, 1.5), (0.9, 1.5), (0, -1.7)],
         "labels": {"100": (-0.9, 0.6), "010": (0.9, 0.6), "001": (0, -1.0), "110": (0, 0.75),
                    "101": (-0.55, -0.35), "011": (0.55, -0.35), "111": (0, 0.05)}},
 }
@@ -73,9 +74,9 @@ def venn(report: dict, path: Path) -> str:
     layout = _VENN[len(names)]
     fig, ax = plt.subplots(figsize=(6, 5.5))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for (x, y), name, colour in zip(layout["centres"], names, colours):
-        ax.add_patch(Circle((x, y), 1, alpha=0.3, color=colour))
-        ax.text(x * 2.1, y * 2.1 + (0.3 if y >= 0 else -0.3), name, ha="center", fontsize=11)
+    for centre, place, name, colour in zip(layout["centres"], layout["names"], names, colours):
+        ax.add_patch(Circle(centre, 1, alpha=0.3, color=colour))
+        ax.text(*place, name, ha="center", va="center", fontsize=11)
     for region, (x, y) in layout["labels"].items():
         ax.text(x, y, f"{report['overlap']['regions'][region]:,}", ha="center", va="center")
     ax.set_xlim(-2.4, 2.4)
