@@ -73,6 +73,7 @@ def test_metrics_json_equals_a_direct_computation(tokenizer_dirs, tmp_path):
         counts = Counter(i for ids in outputs for i in ids)
         ctc = sum(map(len, outputs))
         regular = [i for i in range(tok.vocab_size) if i not in tok.special_tokens.values()]
+        tokens = tok.tokens
         p = [c / ctc for c in counts.values()]
         renyi = math.log(sum(q ** 2.5 for q in p)) / (1 - 2.5) / math.log(tok.vocab_size)
         neighbours = distinct_neighbours(outputs, 2, tok.vocab_size)
@@ -86,11 +87,11 @@ def test_metrics_json_equals_a_direct_computation(tokenizer_dirs, tmp_path):
         assert got["context_diversity"] == pytest.approx(sum(neighbours) / ctc)
         assert got["frequency_rank"] == sorted(counts.values(), reverse=True)
         assert got["token_length_corpus"] == {
-            str(n): sum(c for i, c in counts.items() if len(tok.tokens[i]) == n)
-            for n in sorted({len(tok.tokens[i]) for i in counts})}
+            str(n): sum(c for i, c in counts.items() if len(tokens[i]) == n)
+            for n in sorted({len(tokens[i]) for i in counts})}
         assert sum(got["token_length_vocabulary"].values()) == len(regular)
         assert got["decode_errors"] == 0
-        token_sets[directory.name] = {tok.tokens[i] for i in regular}
+        token_sets[directory.name] = {tokens[i] for i in regular}
     # Both trained on the same counts: bpe1000's first 500 - 1 tokens are bpe500's.
     small, large = token_sets["bpe500"], token_sets["bpe1000"]
     assert small <= large

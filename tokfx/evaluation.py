@@ -106,7 +106,7 @@ def evaluate(tokenizers: Mapping[str, Tokenizer], documents: Iterable[str],
     first = next(iter(stats.values()))
     if not first.documents:
         raise ValueError("the evaluation corpus has no documents")
-    overlap = vocabulary_overlap({name: {tok.tokens[i] for i in regular_ids(tok)}
+    overlap = vocabulary_overlap({name: set(map(tok.tokens.__getitem__, regular_ids(tok)))
                                   for name, tok in tokenizers.items()})
     report_tokenizers = {}
     for name, s in stats.items():
