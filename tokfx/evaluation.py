@@ -142,7 +142,7 @@ def metrics_markdown(report: dict) -> str:
     corpus = report["corpus"]
     lines.append("")
     lines.append(f"Corpus: {corpus['documents']:,} documents, {corpus['characters']:,} characters,"
-                 f" {corpus["bytes"]:,} bytes, {corpus["words"]:,} words.")
+                 f" {corpus['bytes']:,} bytes, {corpus['words']:,} words.")
     return "\n".join(lines) + "\n"
 
 
