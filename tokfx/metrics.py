@@ -181,7 +181,7 @@ class CorpusStats:
         self.words += word_count(text)
         self.counts.update(ids)
         self.neighbours.add(array("i", ids))
-        self.decode_errors += self.tokenizer.decode_errors(ids)
+        self.decode_errors += decode_errors(self.tokenizer, [ids])
 
     @property
     def tokens(self) -> int:
