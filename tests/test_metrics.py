@@ -1,5 +1,6 @@
 """tokfx.metrics on inputs small enough to compute by hand."""
 import math
+import random
 from array import array
 
 import pytest
@@ -144,6 +145,18 @@ def test_neighbours_match_reference_on_real_text():
     for ids in sequences:
         pairs.add(array("i", ids))
     assert pairs.distinct_neighbours(400) == distinct_neighbours(sequences, 2, 400)
+
+
+def test_neighbours_match_reference_past_compaction():
+    # 3 x 60,000 ids with window 4 append 8 pairs per id, 1.44 M in all: past the 2**20 pairs
+    # after which the pairs are first sorted and deduplicated, in the middle of a sequence.
+    rng = random.Random(7)
+    sequences = [[rng.randrange(300) for _ in range(60_000)] for _ in range(3)]
+    pairs = NeighbourPairs(4)
+    for ids in sequences:
+        pairs.add(array("i", ids))
+    assert pairs.distinct_neighbours(300) == distinct_neighbours(sequences, 4, 300)
+    assert len(pairs) == sum(distinct_neighbours(sequences, 4, 300))
 
 
 def test_corpus_stats_by_hand():
