@@ -63,6 +63,8 @@ def test_eval_report_of_the_held_out_documents(held_out_run):
     assert report["corpus"]["documents"] == len(held)
     assert report["tokenizers"]["tokenizer"]["metrics"]["ctc"] == sum(
         len(tokenizer.encode_ordinary(t)) for t in held)
+    assert "unique_tokens" not in report["tokenizers"]["tokenizer"]["metrics"]  # no other tokenizer
+    assert "tokens in no other vocabulary" not in (out / "eval" / "metrics.md").read_text()
 
 
 def test_eval_fraction_out_of_range(tmp_path):

@@ -65,6 +65,7 @@ def tokenizer_metrics(stats: CorpusStats, alpha: float = DEFAULT_ALPHA) -> dict:
     """The metrics of one tokenizer's `CorpusStats` (scalars, then distributions)."""
     tok, counts = stats.tokenizer, stats.counts
     lengths = [len(t) for t in tok.tokens]
+    regular = regular_ids(tok)
     ctc = stats.tokens
     return {
         "vocab_size": tok.vocab_size,
@@ -74,11 +75,11 @@ def tokenizer_metrics(stats: CorpusStats, alpha: float = DEFAULT_ALPHA) -> dict:
         "fertility": fertility(ctc, stats.words),
         "renyi_efficiency": renyi_efficiency(counts, tok.vocab_size, alpha),
         "mean_token_length": sum(lengths[i] * c for i, c in counts.items()) / ctc,
-        "unused_vocabulary_share": unused_share(counts, regular_ids(tok)),
+        "unused_vocabulary_share": unused_share(counts, regular),
         "context_diversity": context_diversity(
             stats.neighbours.distinct_neighbours(tok.vocab_size), counts),
         "decode_errors": stats.decode_errors,
-        "token_length_vocabulary": length_histogram(lengths, ids=regular_ids(tok)),
+        "token_length_vocabulary": length_histogram(lengths, ids=regular),
         "token_length_corpus": length_histogram(lengths, counts),
         "frequency_rank": frequency_rank(counts),
     }
@@ -112,7 +113,8 @@ def evaluate(tokenizers: Mapping[str, Tokenizer], documents: Iterable[str],
     for name, s in stats.items():
         tok = tokenizers[name]
         metrics = tokenizer_metrics(s, alpha)
-        metrics["unique_tokens"] = len(overlap["unique"][name])
+        if len(tokenizers) > 1:
+            metrics["unique_tokens"] = len(overlap["unique"][name])
         report_tokenizers[name] = {
             "algorithm": tok.algorithm, "alphabet": tok.alphabet.name, "metrics": metrics,
             # A few of its unique tokens, the shortest first, to show what differs.
@@ -137,6 +139,8 @@ def metrics_markdown(report: dict) -> str:
     settings = {"alpha": report["settings"]["renyi_alpha"], "window": report["settings"]["context_window"]}
     lines = ["| metric | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
     for key, label, fmt in TABLE_ROWS:
+        if key not in report["tokenizers"][names[0]]["metrics"]:
+            continue  # unique_tokens: only when there are several tokenizers
         values = [fmt.format(report["tokenizers"][n]["metrics"][key]) for n in names]
         lines.append(f"| {label.format(**settings)} | " + " | ".join(values) + " |")
     corpus = report["corpus"]
@@ -150,7 +154,9 @@ def index_html(report: dict, figures: Sequence[str]) -> str:
     """A page with the table (as HTML) and the figures."""
     rows = [line.strip("|").split("|") for line in metrics_markdown(report).splitlines()
             if line.startswith("|") and not line.startswith("|---")]
-    cells = lambda row, tag: "".join(f"<{tag}>{html.escape(c.strip())}</{tag}>" for c in row)
+    def cells(row: list[str], tag: str) -> str:
+        return "".join(f"<{tag}>{html.escape(c.strip())}</{tag}>" for c in row)
+
     table = f"<tr>{cells(rows[0], 'th')}</tr>\n" + "\n".join(f"<tr>{cells(r, 'td')}</tr>" for r in rows[1:])
     images = "\n".join(f'<figure><img src="{html.escape(f)}" alt="{html.escape(f)}"></figure>'
                        for f in figures) or f"<p>{html.escape(PLOT_HINT)}</p>"
