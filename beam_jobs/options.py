@@ -40,6 +40,10 @@ class TokfxOptions(PipelineOptions):
                             help="drop pre-tokens seen fewer times before training")
         parser.add_argument("--max-pretokens", type=int, default=None,
                             help="keep only the N most frequent pre-tokens for training")
+        parser.add_argument("--eval-fraction", type=float, default=0.0,
+                            help="tokfx run: hold out about this share of documents (by a hash of"
+                                 " their id) from training, and write the trained tokenizer's eval"
+                                 " report on them into OUTPUT/eval/ (they are still in the shards)")
         parser.add_argument("--num-shards", type=int, default=4, help="output shards")
         parser.add_argument("--append-eos", action="store_true",
                             help=f"append the {DEFAULT_SPECIAL} id after every document")

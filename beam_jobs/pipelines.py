@@ -17,11 +17,13 @@ from tokfx.counts_file import write_counts
 from tokfx.manifest import MANIFEST_JSON
 from tokfx.pretokenize import resolve_pattern
 from tokfx.registry import get_trainer
+from tokfx.shards import is_held_out
 from tokfx.tokenizer import Tokenizer
 from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
 from tokfx.training import check_vocab_size, training_settings
 from beam_jobs.count import CountPretokens
 from beam_jobs.encode import TokenizeDocs
+from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish
 from beam_jobs.options import DEFAULT_RUNNER, DEFAULT_SPECIAL, TokfxOptions
 from beam_jobs.read import ReadCorpus
@@ -29,6 +31,7 @@ from beam_jobs.train import TrainVocab
 from beam_jobs.write import SHARDS_DIR, WriteShards, write_rejected
 
 TOKENIZER_DIR = "tokenizer"
+EVAL_DIR = "eval"
 
 
 def _options(argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
@@ -110,18 +113,31 @@ def build_run(p, opts: TokfxOptions) -> None:
     params = _training_settings(opts)
     if opts.append_eos and DEFAULT_SPECIAL not in _special_tokens(opts):
         raise ValueError(f"--append-eos needs {DEFAULT_SPECIAL} among the special tokens")
+    if not 0 <= opts.eval_fraction < 1:
+        raise ValueError(f"--eval-fraction must be in [0, 1), got {opts.eval_fraction}")
     alphabet = _alphabet(opts)
     config = config_of(opts, inputs, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, alphabet=alphabet.to_dict(),
                        min_pretoken_count=opts.min_pretoken_count,
-                       max_pretokens=opts.max_pretokens, **({"training": params} if params else {}))
+                       max_pretokens=opts.max_pretokens, eval_fraction=opts.eval_fraction,
+                       **({"training": params} if params else {}))
     read = _read(p, opts, inputs)
-    tokenizer_file = (_count(read["documents"], opts)
+    training_docs, fraction = read["documents"], opts.eval_fraction
+    if fraction:
+        training_docs = read["documents"] | "NotHeldOut" >> beam.Filter(
+            lambda doc: not is_held_out(doc.id, fraction))
+    tokenizer_file = (_count(training_docs, opts)
                       | "TrainVocab" >> TrainVocab(
                           FileSystems.join(opts.output, TOKENIZER_DIR), algorithm=opts.algorithm,
                           vocab_size=opts.vocab_size, special_tokens=_special_tokens(opts),
                           pattern=opts.pattern, alphabet=alphabet, progress=not opts.quiet,
                           params=params))
+    if fraction:
+        # Held-out documents are still encoded into the shards below; only training skips them.
+        (read["documents"]
+         | "HeldOut" >> beam.Filter(lambda doc: is_held_out(doc.id, fraction))
+         | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
+                                        TOKENIZER_DIR))
     keyed = read["documents"] | "TokenizeDocs" >> TokenizeDocs(tokenizer_file, opts.num_shards,
                                                               _eos(opts))
     _write(read, keyed, opts, tokenizer_file, config)
@@ -227,6 +243,8 @@ def run(command: str, argv: list[str]):
                    f" {FileSystems.join(opts.output, MANIFEST_JSON)}")
         if command == "run":
             written = f"{FileSystems.join(opts.output, TOKENIZER_DIR)}/, " + written
+            if opts.eval_fraction:
+                written += f", eval report on held-out documents in {FileSystems.join(opts.output, EVAL_DIR)}/"
     if not opts.quiet:
         print(summary(counters, time.perf_counter() - start, written), file=sys.stderr)
     return counters

@@ -1,4 +1,4 @@
-"""The `tokfx` command: run, count, train, encode, inspect.
+"""The `tokfx` command: run, count, train, encode, inspect, eval.
 
 `run`, `count` and `encode --output-dir` are Beam pipelines (in `beam_jobs`, imported only
 when one of them is asked for, so the rest of tokfx works without Beam); their flags are
@@ -161,6 +161,18 @@ def cmd_inspect(args) -> None:
     print("\n".join(line for line in lines if merges or "merges:" not in line))
 
 
+def cmd_eval(args) -> None:
+    from tokfx.evaluation import corpus_documents, evaluate, tokenizer_names, write_report
+
+    names = tokenizer_names(args.tokenizers)
+    tokenizers = {name: Tokenizer.load(path) for name, path in zip(names, args.tokenizers)}
+    separators = args.separator if args.separator is not None else [DEFAULT_SPECIAL]
+    documents = corpus_documents(args.corpus, args.text_field, separators)
+    report = evaluate(tokenizers, documents, args.alpha, args.window, progress=not args.quiet)
+    for path in write_report(report, args.output, plots=not args.no_plots):
+        print(path)
+
+
 PIPELINE_HELP = {
     "run": "the whole pipeline: corpus -> pre-token counts -> tokenizer -> Parquet and Megatron"
            " shards + manifest.json (no arguments: the sample corpus into ./tokfx-out/)",
@@ -240,6 +252,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("inspect", help="summarise a tokenizer directory")
     p.add_argument("tokenizer", help="tokenizer directory or tokfx.json")
     p.set_defaults(run=cmd_inspect)
+
+    p = sub.add_parser("eval", help="intrinsic metrics of tokenizers on a corpus, side by side:"
+                                    " metrics.json, metrics.md, PNG figures, index.html")
+    p.add_argument("tokenizers", nargs="+", metavar="TOKENIZER_DIR", help="tokenizer directories")
+    p.add_argument("--corpus", nargs="+", required=True, metavar="FILE",
+                   help=".txt or .jsonl[.gz|.zst] files")
+    p.add_argument("-o", "--output", required=True, help="report directory")
+    p.add_argument("--text-field", default="text", help="JSON field holding the text")
+    p.add_argument("--separator", action="append", default=None,
+                   help=f"text that separates documents in a .txt file (repeatable; default"
+                        f" {DEFAULT_SPECIAL})")
+    p.add_argument("--alpha", type=float, default=2.5, help="Rényi efficiency order (default 2.5)")
+    p.add_argument("--window", type=int, default=2,
+                   help="context diversity: neighbours within this many positions (default 2)")
+    p.add_argument("--no-plots", action="store_true", help="metrics only, no figures")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    p.set_defaults(run=cmd_eval)
     return parser
 
 

@@ -1,4 +1,5 @@
-"""Tokenized output shards: which shard a document goes to, and writing one shard.
+"""Tokenized output shards: which shard a document goes to, whether it is held out for
+evaluation, and writing one shard.
 
 A shard is a Parquet file (schema in schemas/shard.arrow.json, zstd, footer metadata with the
 tokenizer hash and the run's config) plus Megatron `.bin`/`.idx` holding the same documents in
@@ -25,9 +26,24 @@ from tokfx.megatron import MegatronWriter
 _ARROW_TYPES = {"string": pa.string(), "int32": pa.int32(), "list<int32>": pa.list_(pa.int32())}
 
 
+def document_hash(doc_id: str, seed: int = 0) -> int:
+    """mmh3 (32 bits, unsigned) of a document id: the same on every machine and run."""
+    return mmh3.hash(doc_id.encode("utf-8"), seed, signed=False)
+
+
 def shard_index(doc_id: str, num_shards: int) -> int:
-    """A document's shard: a hash of its id, the same on every machine and run."""
-    return mmh3.hash(doc_id.encode("utf-8"), 0, signed=False) % num_shards
+    """A document's shard: a hash of its id."""
+    return document_hash(doc_id) % num_shards
+
+
+# Not the shard choice's seed: the held-out documents then spread over every shard.
+_HOLD_OUT_SEED = 1
+
+
+def is_held_out(doc_id: str, fraction: float) -> bool:
+    """Whether a document is held out from training for evaluation: about `fraction` of all
+    documents, chosen by a hash of the id (the same on every machine and run)."""
+    return document_hash(doc_id, _HOLD_OUT_SEED) < fraction * 2 ** 32
 
 
 @cache

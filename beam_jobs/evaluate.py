@@ -1,0 +1,38 @@
+"""EvalHeldOut: the held-out documents -> the trained tokenizer's eval report in one directory.
+
+Runs in one reducer over all held-out documents (a small share of the corpus), in id order;
+writes what `tokfx eval` writes (tokfx.evaluation), figures only if matplotlib is installed.
+"""
+from __future__ import annotations
+
+import tempfile
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from tokfx.evaluation import evaluate, write_report
+from beam_jobs.encode import load_tokenizer_bytes
+from beam_jobs.files import publish
+
+
+def _evaluate(docs: list[tuple[str, str]], tokenizer_file, output_dir: str, name: str) -> None:
+    if not docs:  # a small corpus may hold out no document at all: nothing to report
+        return
+    report = evaluate({name: load_tokenizer_bytes(tokenizer_file[1])},
+                      (text for _, text in sorted(docs)))
+    with tempfile.TemporaryDirectory() as local:
+        for path in write_report(report, local):
+            publish(path, FileSystems.join(output_dir, path.name))
+
+
+class EvalHeldOut(beam.PTransform):
+    def __init__(self, tokenizer_file, output_dir: str, name: str):
+        super().__init__()
+        self.tokenizer_file, self.output_dir, self.name = tokenizer_file, output_dir, name
+
+    def expand(self, documents):
+        return (documents
+                | "IdAndText" >> beam.Map(lambda doc: (doc.id, doc.text))
+                | "All" >> beam.combiners.ToList()
+                | "Evaluate" >> beam.Map(_evaluate, beam.pvalue.AsSingleton(self.tokenizer_file),
+                                         self.output_dir, self.name))

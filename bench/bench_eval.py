@@ -1,0 +1,51 @@
+"""tokfx eval on the issue's setting: BPE at 8K on en_10M, bytes vs cjk alphabet, evaluated on
+wikitext2_test. Prints the side-by-side table (metrics.md), writes the report directory, and
+times the evaluation against plain encoding of the same corpus (median of --runs).
+
+    .venv/bin/python bench/bench_eval.py [--output /tmp/tokfx-eval] [--runs 3]   (installed tokfx)
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from corpora import CORPORA, load  # noqa: E402
+
+import tokfx  # noqa: E402
+from tokfx.evaluation import corpus_documents, evaluate, metrics_markdown, write_report  # noqa: E402
+
+EVAL_CORPUS = CORPORA / "english/wikitext2_test.txt"
+
+
+def seconds(work) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--output", default="/tmp/tokfx-eval")
+    parser.add_argument("--vocab", type=int, default=8192)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    text = load("en_10M")
+    tokenizers = {f"bpe-{alphabet}": tokfx.train(text, vocab_size=args.vocab, alphabet=alphabet)
+                  for alphabet in ("bytes", "cjk")}
+    docs = list(corpus_documents([EVAL_CORPUS]))
+    report = evaluate(tokenizers, docs)
+    write_report(report, args.output)
+    print(metrics_markdown(report))
+    encode = statistics.median(seconds(lambda: [t.encode_ordinary(d) for t in tokenizers.values()
+                                                for d in docs]) for _ in range(args.runs))
+    full = statistics.median(seconds(lambda: evaluate(tokenizers, docs)) for _ in range(args.runs))
+    mb = sum(len(d.encode()) for d in docs) / 2 ** 20
+    print(f"eval of {len(tokenizers)} tokenizers on {mb:.2f} MiB: {full:.2f} s"
+          f" (encoding alone {encode:.2f} s, ratio {full / encode:.1f}x); median of {args.runs}")
+    print(f"report: {args.output}")
+
+
+if __name__ == "__main__":
+    main()
