@@ -145,3 +145,28 @@ def test_bad_input_is_refused(tokenizer_dirs, tmp_path, capsys):
     assert main(["eval", str(tokenizer_dirs[0]), "--corpus", str(tmp_path / "missing.txt"),
                  "-o", str(tmp_path / "r")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_scaffold_share_only_for_a_scaffold_tokenizer(tokenizer_dirs, tmp_path):
+    scaffold = tokfx.train(corpus_text("cs336/corpus.en"), "scaffold-bpe", vocab_size=1000)
+    vocab = scaffold.scaffold
+    assert vocab.scaffold, "corpus.en at 1000 should flag some scaffold tokens"
+    scaffold.save(tmp_path / "scaffold1000")
+    out = tmp_path / "report"
+    assert main(["eval", str(tokenizer_dirs[1]), str(tmp_path / "scaffold1000"), "--corpus",
+                 str(corpus_path("cs336/tinystories_sample.txt")), "-o", str(out), "-q",
+                 "--no-plots"]) == 0
+    report = json.loads((out / "metrics.json").read_text())["tokenizers"]
+    assert report["bpe1000"]["metrics"]["scaffold_share"] is None
+    # Scaffold tokens over base symbols + every merge of the expanded vocabulary.
+    expected = len(vocab.scaffold) / (256 + len(vocab.merges))
+    assert report["scaffold1000"]["metrics"]["scaffold_share"] == pytest.approx(expected)
+    row = next(line for line in (out / "metrics.md").read_text().splitlines() if "scaffold share" in line)
+    assert row == f"| scaffold share of the expanded vocabulary | – | {expected:.2%} |"
+
+
+def test_no_scaffold_row_without_a_scaffold_tokenizer(tokenizer_dirs, tmp_path):
+    out = tmp_path / "report"
+    main(["eval", *map(str, tokenizer_dirs), "--corpus",
+          str(corpus_path("cs336/tinystories_sample.txt")), "-o", str(out), "-q", "--no-plots"])
+    assert "scaffold share" not in (out / "metrics.md").read_text()

@@ -11,7 +11,8 @@ from tokfx._neighbours import NeighbourPairs
 from tokfx.alphabet import Alphabet
 from tokfx.metrics import (CorpusStats, base_symbols_per_char, context_diversity, decode_errors, fertility,
                            frequency_rank, jaccard, length_histogram, per_token, renyi_efficiency,
-                           token_counts, tokens_per_char, unused_share, vocabulary_overlap, word_count)
+                           scaffold_share, token_counts, tokens_per_char, unused_share,
+                           vocabulary_overlap, word_count)
 from tokfx.reference.neighbours import distinct_neighbours
 from conftest import corpus_text
 
@@ -69,6 +70,13 @@ def test_rates_per_token_and_per_word():
         per_token(3, 0)
     with pytest.raises(ValueError, match="no words"):
         fertility(3, 0)
+
+
+def test_scaffold_share():
+    assert scaffold_share(3, 300) == 0.01  # 3 scaffold tokens among 256 bytes + 44 merges
+    assert scaffold_share(0, 256) == 0
+    with pytest.raises(ValueError):
+        scaffold_share(5, 4)
 
 
 def test_length_histogram():

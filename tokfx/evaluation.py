@@ -16,7 +16,8 @@ from pathlib import Path
 
 from tokfx.corpus import is_jsonl, iter_jsonl_texts, read_text_file, split_text_documents, Rejection
 from tokfx.metrics import (CorpusStats, context_diversity, fertility, frequency_rank, length_histogram,
-                           per_token, renyi_efficiency, unused_share, vocabulary_overlap)
+                           per_token, renyi_efficiency, scaffold_share, unused_share,
+                           vocabulary_overlap)
 from tokfx.tokenizer import Tokenizer
 
 DEFAULT_ALPHA = 2.5
@@ -35,6 +36,7 @@ TABLE_ROWS = [
     ("unused_vocabulary_share", "unused vocabulary share", "{:.2%}"),
     ("context_diversity", "context diversity (window {window})", "{:.4f}"),
     ("decode_errors", "decode errors", "{:,}"),
+    ("scaffold_share", "scaffold share of the expanded vocabulary", "{:.2%}"),
     ("unique_tokens", "tokens in no other vocabulary", "{:,}"),
 ]
 
@@ -79,6 +81,9 @@ def tokenizer_metrics(stats: CorpusStats, alpha: float = DEFAULT_ALPHA) -> dict:
         "context_diversity": context_diversity(
             stats.neighbours.distinct_neighbours(tok.vocab_size), counts),
         "decode_errors": stats.decode_errors,
+        # Only a Scaffold-BPE tokenizer has scaffold tokens: None (not 0) for the others.
+        "scaffold_share": (scaffold_share(len(tok.scaffold.scaffold), tok.scaffold.expanded_size)
+                           if tok.scaffold is not None else None),
         "token_length_vocabulary": length_histogram(lengths, ids=regular),
         "token_length_corpus": length_histogram(lengths, counts),
         "frequency_rank": frequency_rank(counts),
@@ -141,7 +146,10 @@ def metrics_markdown(report: dict) -> str:
     for key, label, fmt in TABLE_ROWS:
         if key not in report["tokenizers"][names[0]]["metrics"]:
             continue  # unique_tokens: only when there are several tokenizers
-        values = [fmt.format(report["tokenizers"][n]["metrics"][key]) for n in names]
+        values = [report["tokenizers"][n]["metrics"][key] for n in names]
+        if all(v is None for v in values):
+            continue  # scaffold_share: only with a Scaffold-BPE tokenizer
+        values = ["–" if v is None else fmt.format(v) for v in values]
         lines.append(f"| {label.format(**settings)} | " + " | ".join(values) + " |")
     corpus = report["corpus"]
     lines.append("")
