@@ -1,5 +1,6 @@
-"""tokfx eval on the issue's setting: BPE at 8K on en_10M, bytes vs cjk alphabet, evaluated on
-wikitext2_test. Prints the side-by-side table (metrics.md), writes the report directory, and
+"""tokfx eval on the issue's setting: every registered algorithm (and BPE over the cjk
+alphabet) trained at 8K on en_10M with its defaults, evaluated on wikitext2_test. Prints the
+side-by-side table (metrics.md) and each training time, writes the report directory, and
 times the evaluation against plain encoding of the same corpus (median of --runs).
 
     .venv/bin/python bench/bench_eval.py [--output /tmp/tokfx-eval] [--runs 3]   (installed tokfx)
@@ -14,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpora import CORPORA, load  # noqa: E402
 
 import tokfx  # noqa: E402
+from tokfx.registry import TRAINERS  # noqa: E402
 from tokfx.evaluation import corpus_documents, evaluate, metrics_markdown, write_report  # noqa: E402
 
 EVAL_CORPUS = CORPORA / "english/wikitext2_test.txt"
@@ -32,8 +34,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     text = load("en_10M")
-    tokenizers = {f"bpe-{alphabet}": tokfx.train(text, vocab_size=args.vocab, alphabet=alphabet)
-                  for alphabet in ("bytes", "cjk")}
+    counts = tokfx.count_pretokens([text], special_tokens=["<|endoftext|>"])
+    settings = {name: {"algorithm": name} for name in sorted(TRAINERS)}
+    settings["bpe-cjk"] = {"algorithm": "bpe", "alphabet": "cjk"}
+    tokenizers = {}
+    for name, setting in settings.items():
+        start = time.perf_counter()
+        tokenizers[name] = tokfx.train(counts, vocab_size=args.vocab, **setting)
+        print(f"trained {name} in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     docs = list(corpus_documents([EVAL_CORPUS]))
     report = evaluate(tokenizers, docs)
     write_report(report, args.output)
