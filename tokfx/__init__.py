@@ -7,6 +7,7 @@ from tokfx.tokenizer import Tokenizer  # noqa: E402
 from tokfx.training import train  # noqa: E402
 from tokfx.bpe import train_bpe  # noqa: E402  (also registers the "bpe" trainer)
 import tokfx.pathpiece  # noqa: E402,F401  (registers the "pathpiece" trainer)
+import tokfx.sage  # noqa: E402,F401  (registers the "sage" trainer)
 
 __all__ = ["PreTokenizer", "Tokenizer", "count_pretokens", "count_pretokens_file", "train",
            "train_bpe"]
