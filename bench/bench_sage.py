@@ -11,11 +11,14 @@ in a scratch directory (it writes data/, logs/, results/). Jaccard of the final 
 tokens per byte of its greedy encoding vs BPE of 8,192 tokens.
 
     .venv/bin/python bench/bench_sage.py [--runs 3] [--official-runs 1]
-        [--official-python /tmp/sage-official/bin/python] [--workers 1] [--en10m]
+        [--official-python /tmp/sage-official/bin/python] [--workers 1] [--official-seed-check] [--en10m]
 """
 import argparse
 import contextlib
 import io
+from array import array
+from collections import Counter
+from itertools import accumulate
 import statistics
 import subprocess
 import sys
@@ -27,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpora import CORPORA, _normalised, load  # noqa: E402
 
 import tokfx  # noqa: E402
+from tokfx.sage import prune_rounds  # noqa: E402
 
 SCHEDULE = [4096, 3584, 3072, 2560, 2048, 1024]
 EMBEDDINGS = [4096, 3072, 2560, 2048]
@@ -37,7 +41,8 @@ import sys, time
 from sage_tokenizer.SaGeVocabBuilder import SaGeVocabBuilder
 schedule = [int(x) for x in sys.argv[1].split(",")]
 embeddings = [int(x) for x in sys.argv[2].split(",")]
-builder = SaGeVocabBuilder(schedule, embeddings, max_len=16, workers_number=int(sys.argv[3]))
+builder = SaGeVocabBuilder(schedule, embeddings, max_len=16, workers_number=int(sys.argv[3]),
+                           random_seed=int(sys.argv[4]))
 start = time.perf_counter()
 builder.build_vocab("anchor", "corpus.txt", "initial.vocab")
 print(time.perf_counter() - start)
@@ -56,7 +61,8 @@ def anchor_text() -> str:
     return "".join(out)
 
 
-def run_official(python: str, text: str, initial: list[bytes], workers: int) -> tuple[float, set[bytes]]:
+def run_official(python: str, text: str, initial: list[bytes], workers: int,
+                 seed: int = 692653) -> tuple[float, set[bytes]]:
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         (work / "data").mkdir()
@@ -65,13 +71,18 @@ def run_official(python: str, text: str, initial: list[bytes], workers: int) -> 
         (work / "driver.py").write_text(OFFICIAL_DRIVER)
         start = time.perf_counter()
         done = subprocess.run([python, "driver.py", ",".join(map(str, SCHEDULE)),
-                               ",".join(map(str, EMBEDDINGS)), str(workers)],
+                               ",".join(map(str, EMBEDDINGS)), str(workers), str(seed)],
                               cwd=work, capture_output=True, text=True)
         wall = time.perf_counter() - start
         if done.returncode:
             raise RuntimeError(f"official SaGe failed:\n{done.stderr[-3000:]}")
         final = work / "results" / "anchor" / "sage_vocabs" / f"active_vocab_{SCHEDULE[-1]}.vocab"
         return wall, {bytes.fromhex(line) for line in final.read_text().split()}
+
+
+def jaccard(a: set[bytes], b: set[bytes]) -> str:
+    multi_a, multi_b = {t for t in a if len(t) > 1}, {t for t in b if len(t) > 1}
+    return f"{len(a & b) / len(a | b):.3f} (multi-byte tokens only: {len(multi_a & multi_b) / len(multi_a | multi_b):.3f})"
 
 
 def anchor(args) -> None:
@@ -97,12 +108,32 @@ def anchor(args) -> None:
             wall, official = run_official(args.official_python, text, initial_tokens, args.workers)
             official_seconds.append(wall)
         official_median = statistics.median(official_seconds)
-        jaccard = len(ours_vocab & official) / len(ours_vocab | official)
         print(f"official: {official_median:7.2f} s (median of {args.official_runs}, workers"
               f" {args.workers}), {len(official):,} tokens")
-        print(f"speed-up: {official_median / ours_median:.1f}x; Jaccard(final vocabularies) = {jaccard:.3f}"
-              f" (shared {len(ours_vocab & official):,}; multi-byte only:"
-              f" {len({t for t in ours_vocab & official if len(t) > 1}) / len({t for t in ours_vocab | official if len(t) > 1}):.3f})")
+        print(f"speed-up: {official_median / ours_median:.1f}x")
+        print(f"Jaccard ours vs official: {jaccard(ours_vocab, official)}")
+        # The noise floor: the same implementation under another word2vec seed.
+        reseeded = tokfx.train(counts, "sage", vocab_size=SCHEDULE[-1], special_tokens=(),
+                               initial_size=SCHEDULE[0], schedule=SCHEDULE[1:],
+                               embeddings_schedule=EMBEDDINGS, seed=1)
+        print(f"Jaccard ours seed 0 vs seed 1: {jaccard(ours_vocab, {bytes(t) for t in reseeded.tokens})}")
+        # Ours with the official context: whole lines as the pieces (sentences for word2vec,
+        # context for the loss), over the same initial vocabulary.
+        lines = Counter(line.encode("utf-8") for line in text.splitlines() if line)
+        words = sorted(lines)
+        symbols = array("i", list(b"".join(words)))
+        offsets = array("q", [0, *accumulate(map(len, words))])
+        start = time.perf_counter()
+        rounds = list(prune_rounds(symbols, offsets, array("q", [lines[w] for w in words]),
+                                   [tuple(t) for t in initial_tokens], SCHEDULE[1:],
+                                   [size in EMBEDDINGS for size in SCHEDULE[:-1]], 256, 16, 0))
+        by_lines = {bytes(t) for t in rounds[-1].tokens[:256] + rounds[-1].active}
+        print(f"ours over whole lines: {time.perf_counter() - start:.2f} s, {len(by_lines):,} tokens;"
+              f" Jaccard vs official: {jaccard(by_lines, official)}, vs ours: {jaccard(by_lines, ours_vocab)}")
+        if args.official_seed_check:
+            wall, official_reseeded = run_official(args.official_python, text, initial_tokens, args.workers, 1)
+            print(f"official seed 1: {wall:.2f} s; Jaccard official seed 692653 vs seed 1:"
+                  f" {jaccard(official, official_reseeded)}")
 
 
 def en10m() -> None:
@@ -135,6 +166,8 @@ def main() -> None:
     parser.add_argument("--official-runs", type=int, default=1)
     parser.add_argument("--official-python", default="/tmp/sage-official/bin/python")
     parser.add_argument("--workers", type=int, default=1, help="official SaGe's workers")
+    parser.add_argument("--official-seed-check", action="store_true",
+                        help="also run the official package under another seed")
     parser.add_argument("--en10m", action="store_true")
     args = parser.parse_args()
     if not CORPORA.exists():

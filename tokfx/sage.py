@@ -163,8 +163,10 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
         tokens = done.tokens
         active = done.active if done.active is not None else active
         if progress:
-            outcome = (f"corpus {done.corpus_tokens:,} tokens, kept {done.size + len(specials):,} active tokens"
-                       if done.dropped else f"skipped: {done.active_before:,} active tokens")
+            if done.dropped:
+                outcome = f"corpus {done.corpus_tokens:,} tokens, kept {done.size + len(specials):,} active tokens"
+            else:
+                outcome = f"skipped: {done.active_before:,} {'in all' if done.active is None else 'active'}"
             print(f"sage: round {number}/{len(rounds)}: {outcome}, {done.seconds:.2f} s", file=sys.stderr)
     # The result is the active vocabulary: the tokens of width > 1 the last pass found in use,
     # less those it dropped (or, when no round ran a pass, those the greedy segmentation uses).
