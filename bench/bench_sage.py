@@ -108,8 +108,8 @@ def anchor(args) -> None:
             wall, official = run_official(args.official_python, text, initial_tokens, args.workers)
             official_seconds.append(wall)
         official_median = statistics.median(official_seconds)
-        print(f"official: {official_median:7.2f} s (median of {args.official_runs}, workers"
-              f" {args.workers}), {len(official):,} tokens")
+        print(f"official: {official_median:7.2f} s (median of {args.official_runs}: "
+              f"{', '.join(f'{s:.2f}' for s in official_seconds)}; workers {args.workers}), {len(official):,} tokens")
         print(f"speed-up: {official_median / ours_median:.1f}x")
         print(f"Jaccard ours vs official: {jaccard(ours_vocab, official)}")
         # The noise floor: the same implementation under another word2vec seed.
