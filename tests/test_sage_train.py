@@ -154,3 +154,12 @@ def test_cli_trains_sage_with_its_options(tmp_path):
     assert tok.params == {"vocab_size": 300, "initial_size": 400, "max_width": 8, "schedule": [350, 300],
                           "embeddings_schedule": [400, 350], "seed": 3}
     assert max(len(t) for t in tok.tokens[:-1]) <= 8
+
+
+def test_cjk_alphabet():
+    from conftest import corpus_text
+    text = corpus_text("chinese/hongloumeng.txt")[:20_000]
+    tok = tokfx.train(text, "sage", vocab_size=700, initial_size=1400, alphabet="cjk")
+    assert (tok.vocab_size, tok.alphabet.name, tok.segmenter) == (700, "cjk", "greedy")
+    assert tok.tokens[:tok.alphabet.size] == [(s,) for s in range(tok.alphabet.size)]
+    assert tok.decode(tok.encode(text)) == text
