@@ -136,6 +136,8 @@ def test_bad_settings_are_refused(english):
         tokfx.train(english, "sage", vocab_size=500, initial_size=400)
     with pytest.raises(ValueError, match="must decrease"):
         tokfx.train(english, "sage", vocab_size=500, initial_size=1000, schedule=[800, 900, 500])
+    with pytest.raises(ValueError, match="end at vocab_size 500"):
+        tokfx.train(english, "sage", vocab_size=500, initial_size=1000, schedule=[])
     with pytest.raises(ValueError, match="embeddings_schedule size 700"):
         tokfx.train(english, "sage", vocab_size=500, initial_size=1000, schedule=[800, 500],
                     embeddings_schedule=[1000, 700])

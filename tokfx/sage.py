@@ -55,7 +55,7 @@ def greedy_pieces(symbols: array, offsets: array, tokens: list[tuple[int, ...]],
 
 
 def _check_schedules(sizes: list[int], embedding_sizes: list[int], initial_size: int, vocab_size: int) -> None:
-    if any(b >= a for a, b in zip([initial_size] + sizes, sizes)) or (sizes and sizes[-1] != vocab_size):
+    if any(b >= a for a, b in zip([initial_size] + sizes, sizes)) or ([initial_size] + sizes)[-1] != vocab_size:
         raise ValueError(f"schedule {sizes[:4]}...: the sizes must decrease from initial_size"
                          f" {initial_size} and end at vocab_size {vocab_size}")
     stray = sorted(set(embedding_sizes) - {initial_size, *sizes[:-1]})
