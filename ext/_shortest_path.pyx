@@ -12,7 +12,7 @@ a piece's base symbols (bytes, or with the cjk alphabet its remapped symbols).
 
 Membership: a trie of the tokens' symbols (reversed for the DP, which walks back from each end
 position and so finds every width ending there in one pass), its edges in one open-addressing
-hash table. Twin: tokfx.reference.pathpiece.
+hash table. Twins: tokfx.reference.pathpiece, tokfx.reference.sage (the SaGe loss).
 """
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
