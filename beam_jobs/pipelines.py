@@ -88,7 +88,8 @@ def _training_settings(opts: TokfxOptions) -> dict:
     check_vocab_size(opts.vocab_size, _special_tokens(opts), _alphabet(opts))
     return training_settings(opts.algorithm, opts.segmenter, initial_vocab=opts.initial_vocab,
                              initial_size=opts.initial_size, schedule=opts.schedule,
-                             max_width=opts.max_width, seed=opts.seed)
+                             max_width=opts.max_width, seed=opts.seed,
+                             embeddings_schedule=opts.embeddings_schedule)
 
 
 def _write(docs_and_rejected, keyed, opts, tokenizer_file, config):

@@ -8,13 +8,16 @@ a piece's base symbols (bytes, or with the cjk alphabet its remapped symbols).
 - MI: for each token occurrence of the PathPiece-L segmentation, how many more tokens the best
   segmentation that avoids exactly that occurrence needs (ALGORITHMS.md, PathPiece).
 - The most frequent n-grams (an initial vocabulary).
+- SaGe ablation loss: for each occurrence of the greedy segmentation, the skip-gram log-likelihood
+  of its context lost when the token is re-tokenized without it (ALGORITHMS.md, SaGe).
 
 Membership: a trie of the tokens' symbols (reversed for the DP, which walks back from each end
 position and so finds every width ending there in one pass), its edges in one open-addressing
-hash table. Twin: tokfx.reference.pathpiece.
+hash table. Twins: tokfx.reference.pathpiece, tokfx.reference.sage (the SaGe loss).
 """
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.math cimport exp, log1p
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
@@ -198,7 +201,8 @@ cdef int backtrack(Py_ssize_t n, Paths* paths, vector[int32_t]* starts, vector[i
 
 
 cdef int greedy(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie, int max_width,
-                vector[int32_t]* out) except -1:
+                vector[int32_t]* out, vector[int32_t]* starts=NULL) except -1:
+    """Appends the ids of the greedy tokens to out (and their starts to starts, if given)."""
     cdef Py_ssize_t s = 0, w, taken
     cdef int32_t node, token, chosen
     while s < n:
@@ -215,6 +219,8 @@ cdef int greedy(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie, int max_w
         if taken == 0:
             raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
         out.push_back(chosen)
+        if starts != NULL:
+            starts.push_back(s)
         s += taken
     return 0
 
@@ -506,3 +512,122 @@ def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int
             found.append((-node_count[node], tuple(reversed(gram))))
     found.sort()
     return [gram for _, gram in found[:how_many]]
+
+
+cdef inline double log_sigmoid(double x) noexcept nogil:
+    """log(1 / (1 + e^-x)) without overflow."""
+    if x >= 0:
+        return -log1p(exp(-x))
+    return x - log1p(exp(x))
+
+
+cdef double pair_sum(const int32_t* sequence, Py_ssize_t length, Py_ssize_t span_start,
+                     Py_ssize_t span_end, const double[:, ::1] embeddings, int window) noexcept nogil:
+    """Sum of log sigmoid(e_target . e_context) over ordered pairs at distance 1..window, at
+    least one of the two in sequence[span_start:span_end] (the rest is context). Summed target
+    by target, context left to right, dimensions in order (as the reference)."""
+    cdef Py_ssize_t t, c, d
+    cdef double total = 0.0, dot
+    for t in range(length):
+        for c in range(t - window, t + window + 1):
+            if c < 0 or c == t or c >= length:
+                continue
+            if not (span_start <= t < span_end or span_start <= c < span_end):
+                continue
+            dot = 0.0
+            for d in range(embeddings.shape[1]):
+                dot += embeddings[sequence[t], d] * embeddings[sequence[c], d]
+            total += log_sigmoid(dot)
+    return total
+
+
+cdef Py_ssize_t ablate(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie, int max_width,
+                       Py_ssize_t start, Py_ssize_t width, const int32_t* on_base,
+                       vector[int32_t]* out) except -1:
+    """The ablated re-tokenization of the token symbols[start:start+width] into out: the longest
+    token strictly shorter than it at start, then greedy tokens until the cursor is on a start
+    of the base segmentation (on_base[i] >= 0; on_base[n] = the token count). Returns the index
+    of the base token where the cursor rejoined."""
+    cdef Py_ssize_t i = start, w, taken = 0
+    cdef int32_t node = 0, token, chosen = -1
+    out.clear()
+    for w in range(1, width):
+        node = trie.child(node, symbols[start + w - 1])
+        if node < 0:
+            break
+        token = trie.token(node)
+        if token >= 0:
+            taken, chosen = w, token
+    if taken == 0:
+        raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+    out.push_back(chosen)
+    i += taken
+    while on_base[i] < 0:
+        node = 0
+        taken = 0
+        for w in range(1, min(max_width, n - i) + 1):
+            node = trie.child(node, symbols[i + w - 1])
+            if node < 0:
+                break
+            token = trie.token(node)
+            if token >= 0:
+                taken, chosen = w, token
+        if taken == 0:
+            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        out.push_back(chosen)
+        i += taken
+    return on_base[i]
+
+
+def sage_losses(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
+                tokens, const double[:, ::1] embeddings, int max_width=16, int context=2):
+    """One SaGe round over pieces symbols[offsets[k]:offsets[k+1]] occurring counts[k] times,
+    segmented greedily: (per token id the ablation loss summed over its occurrences of width > 1
+    times the counts, as a list; per token id how many such occurrences; the corpus token
+    count). loss = sum over base pairs - sum over ablated pairs (pair_sum), both spans with
+    `context` base tokens each side taken from the same piece only."""
+    cdef SymbolTrie trie = SymbolTrie(tokens, False)
+    cdef vector[int32_t] ids, starts, on_base, ablated, sequence
+    cdef vector[double] losses
+    cdef vector[int64_t] occurrences
+    cdef Py_ssize_t k, n, m, loc, beyond, width, left, right, j
+    cdef const int32_t* piece
+    cdef int64_t total = 0
+    cdef double base, without
+    if offsets.shape[0] != counts.shape[0] + 1:
+        raise ValueError(f"{offsets.shape[0]} offsets for {counts.shape[0]} pieces")
+    if embeddings.shape[0] != len(tokens):
+        raise ValueError(f"{embeddings.shape[0]} embeddings for {len(tokens)} tokens")
+    losses.assign(len(tokens), 0.0)
+    occurrences.assign(len(tokens), 0)
+    for k in range(counts.shape[0]):
+        n = offsets[k + 1] - offsets[k]
+        if n <= 0:
+            continue
+        piece = &symbols[offsets[k]]
+        ids.clear()
+        starts.clear()
+        greedy(piece, n, trie, max_width, &ids, &starts)
+        m = ids.size()
+        total += counts[k] * m
+        starts.push_back(n)
+        on_base.assign(n + 1, -1)
+        for j in range(m + 1):
+            on_base[starts[j]] = j
+        for loc in range(m):
+            width = starts[loc + 1] - starts[loc]
+            if width < 2:
+                continue
+            beyond = ablate(piece, n, trie, max_width, starts[loc], width, on_base.data(), &ablated)
+            left = max(0, loc - context)
+            right = min(m, beyond + context)
+            # base: ids[left:right]; ablated: ids[left:loc] + ablated + ids[beyond:right]
+            base = pair_sum(ids.data() + left, right - left, loc - left, beyond - left, embeddings, context)
+            sequence.assign(ids.begin() + left, ids.begin() + loc)
+            sequence.insert(sequence.end(), ablated.begin(), ablated.end())
+            sequence.insert(sequence.end(), ids.begin() + beyond, ids.begin() + right)
+            without = pair_sum(sequence.data(), sequence.size(), loc - left,
+                               loc - left + <Py_ssize_t>ablated.size(), embeddings, context)
+            losses[ids[loc]] += counts[k] * (base - without)
+            occurrences[ids[loc]] += counts[k]
+    return list(losses), list(occurrences), total

@@ -220,6 +220,18 @@ def test_bad_cjk_groups_are_one_line_errors(corpus, tmp_path, capsys):
     assert "cjk_groups given for the 'bytes' alphabet" in capsys.readouterr().err
 
 
+def test_sage_training_params_pass_through_the_pipeline(corpus, tmp_path):
+    out = tmp_path / "sage"
+    run_pipeline(corpus[0], out, "--algorithm", "sage", "--initial-size", "600",
+                 "--schedule", "500,400", "--embeddings-schedule", "600,500")
+    expected = tokfx.train(list(corpus[1].values()), "sage", vocab_size=VOCAB, special_tokens=[EOT],
+                           initial_size=600, schedule=[500, 400], embeddings_schedule=[600, 500])
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["training"] == {"initial_size": 600, "schedule": [500, 400],
+                                              "embeddings_schedule": [600, 500]}
+
+
 def test_pathpiece_training_params_pass_through_the_pipeline(corpus, tmp_path):
     out = tmp_path / "pp"
     run_pipeline(corpus[0], out, "--algorithm", "pathpiece", "--pattern", "firstspace",

@@ -67,7 +67,8 @@ def cmd_train(args) -> None:
     resolve_pattern(args.pattern)
     settings = training_settings(args.algorithm, args.segmenter, initial_vocab=args.initial_vocab,
                                  initial_size=args.initial_size, schedule=args.schedule,
-                                 max_width=args.max_width, seed=args.seed)
+                                 max_width=args.max_width, seed=args.seed,
+                                 embeddings_schedule=args.embeddings_schedule)
     start = time.perf_counter()
     if args.counts:
         if args.files:
@@ -192,17 +193,21 @@ def add_pathpiece_arguments(parser) -> None:
     parser.add_argument("--initial-vocab", choices=["bpe", "ngram"], default=None,
                         help="pathpiece: initial vocabulary (default bpe)")
     parser.add_argument("--initial-size", type=int, default=None,
-                        help="pathpiece: initial vocabulary size (default 4 x --vocab-size, at most 2^18)")
+                        help="pathpiece, sage: initial vocabulary size (default 4 x --vocab-size, at most 2^18)")
     parser.add_argument("--schedule", type=_sizes, default=None,
-                        help="pathpiece: vocab sizes after each round, e.g. 60000,50000,40000"
-                             " (default: halving steps)")
+                        help="pathpiece, sage: vocab sizes after each round, e.g. 60000,50000,40000"
+                             " (default: pathpiece halving steps, sage the official multiples)")
     parser.add_argument("--max-width", type=int, default=None,
                         help="pathpiece and the shortest-path/greedy segmenters: widest token in"
                              " base symbols (default 16)")
     parser.add_argument("--segmenter", choices=SEGMENTERS, default=None,
                         help="segment with this instead of the algorithm's own (bpe: merges;"
                              " pathpiece: pathpiece-l); pathpiece-l/-r and greedy use any vocabulary")
-    parser.add_argument("--seed", type=int, default=None, help="pathpiece-r: random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="pathpiece-r, sage (word2vec): random seed (default 0)")
+    parser.add_argument("--embeddings-schedule", type=_sizes, default=None,
+                        help="sage: vocab sizes (the initial size or sizes of --schedule) at which"
+                             " word2vec is retrained (default: the official multiples of --vocab-size)")
 
 
 def build_parser() -> argparse.ArgumentParser:
