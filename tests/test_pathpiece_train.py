@@ -126,6 +126,8 @@ def test_bad_settings_are_refused(english):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=400)
     with pytest.raises(ValueError, match="must decrease"):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=1000, schedule=[800, 900, 500])
+    with pytest.raises(ValueError, match="end at vocab_size 500"):  # no round would reach 500
+        tokfx.train(english, "pathpiece", vocab_size=500, initial_size=1000, schedule=[])
     with pytest.raises(ValueError, match="needs merges"):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=600, segmenter="bpe")
     with pytest.raises(ValueError, match="unknown segmenter"):

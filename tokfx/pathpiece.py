@@ -28,6 +28,13 @@ DEFAULT_INITIAL_FACTOR = 4
 MAX_DEFAULT_INITIAL = 1 << 18
 
 
+def check_schedule(sizes: Sequence[int], initial_size: int, vocab_size: int) -> None:
+    """A top-down schedule (the sizes after each round) decreases from initial_size to vocab_size."""
+    if any(b >= a for a, b in zip([initial_size, *sizes], sizes)) or [initial_size, *sizes][-1] != vocab_size:
+        raise ValueError(f"schedule {list(sizes[:4])}...: the sizes must decrease from initial_size"
+                         f" {initial_size} and end at vocab_size {vocab_size}")
+
+
 def default_schedule(initial: int, target: int) -> list[int]:
     """Sizes after each round: every halving of the size in 4 equal steps of an eighth of the
     size where that halving starts (2^18 -> 229,376 -> ... -> 2^17 in steps of 32,768, then
@@ -89,9 +96,7 @@ def train_pathpiece_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
     if initial_size < vocab_size:
         raise ValueError(f"initial_size {initial_size} is smaller than vocab_size {vocab_size}")
     sizes = list(schedule) if schedule is not None else default_schedule(initial_size, vocab_size)
-    if any(b >= a for a, b in zip([initial_size] + sizes, sizes)) or (sizes and sizes[-1] != vocab_size):
-        raise ValueError(f"schedule {sizes[:4]}...: the sizes must decrease from initial_size"
-                         f" {initial_size} and end at vocab_size {vocab_size}")
+    check_schedule(sizes, initial_size, vocab_size)
 
     start = time.perf_counter()
     words = list(counts.keys())

@@ -24,7 +24,7 @@ import numpy as np
 from tokfx._shortest_path import PathSegmenter, sage_losses
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.bpe_trainer import token_bytes, train_bpe_merges
-from tokfx.pathpiece import DEFAULT_INITIAL_FACTOR, MAX_DEFAULT_INITIAL
+from tokfx.pathpiece import DEFAULT_INITIAL_FACTOR, MAX_DEFAULT_INITIAL, check_schedule
 from tokfx.registry import register_trainer
 from tokfx.tokenizer import Tokenizer
 from tokfx.word2vec import train_embeddings
@@ -55,9 +55,7 @@ def greedy_pieces(symbols: array, offsets: array, tokens: list[tuple[int, ...]],
 
 
 def _check_schedules(sizes: list[int], embedding_sizes: list[int], initial_size: int, vocab_size: int) -> None:
-    if any(b >= a for a, b in zip([initial_size] + sizes, sizes)) or ([initial_size] + sizes)[-1] != vocab_size:
-        raise ValueError(f"schedule {sizes[:4]}...: the sizes must decrease from initial_size"
-                         f" {initial_size} and end at vocab_size {vocab_size}")
+    check_schedule(sizes, initial_size, vocab_size)
     stray = sorted(set(embedding_sizes) - {initial_size, *sizes[:-1]})
     if stray:
         raise ValueError(f"embeddings_schedule size {stray[0]} is neither initial_size nor a size of"
