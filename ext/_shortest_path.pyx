@@ -200,24 +200,31 @@ cdef int backtrack(Py_ssize_t n, Paths* paths, vector[int32_t]* starts, vector[i
     return 0
 
 
+cdef Py_ssize_t longest_token(const int32_t* symbols, Py_ssize_t at, Py_ssize_t limit,
+                              SymbolTrie trie, int32_t* chosen) except -1:
+    """The width of the longest token of at most `limit` symbols at symbols[at:], its id in
+    chosen."""
+    cdef Py_ssize_t w, taken = 0
+    cdef int32_t node = 0, token
+    for w in range(1, limit + 1):
+        node = trie.child(node, symbols[at + w - 1])
+        if node < 0:
+            break
+        token = trie.token(node)
+        if token >= 0:
+            taken, chosen[0] = w, token
+    if taken == 0:
+        raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+    return taken
+
+
 cdef int greedy(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie, int max_width,
                 vector[int32_t]* out, vector[int32_t]* starts=NULL) except -1:
     """Appends the ids of the greedy tokens to out (and their starts to starts, if given)."""
-    cdef Py_ssize_t s = 0, w, taken
-    cdef int32_t node, token, chosen
+    cdef Py_ssize_t s = 0, taken
+    cdef int32_t chosen
     while s < n:
-        node = 0
-        taken = 0
-        chosen = -1
-        for w in range(1, min(max_width, n - s) + 1):
-            node = trie.child(node, symbols[s + w - 1])
-            if node < 0:
-                break
-            token = trie.token(node)
-            if token >= 0:
-                taken, chosen = w, token
-        if taken == 0:
-            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        taken = longest_token(symbols, s, min(max_width, n - s), trie, &chosen)
         out.push_back(chosen)
         if starts != NULL:
             starts.push_back(s)
@@ -548,34 +555,14 @@ cdef Py_ssize_t ablate(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie, in
     token strictly shorter than it at start, then greedy tokens until the cursor is on a start
     of the base segmentation (on_base[i] >= 0; on_base[n] = the token count). Returns the index
     of the base token where the cursor rejoined."""
-    cdef Py_ssize_t i = start, w, taken = 0
-    cdef int32_t node = 0, token, chosen = -1
+    cdef Py_ssize_t i = start
+    cdef int32_t chosen
     out.clear()
-    for w in range(1, width):
-        node = trie.child(node, symbols[start + w - 1])
-        if node < 0:
-            break
-        token = trie.token(node)
-        if token >= 0:
-            taken, chosen = w, token
-    if taken == 0:
-        raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+    i += longest_token(symbols, start, width - 1, trie, &chosen)
     out.push_back(chosen)
-    i += taken
     while on_base[i] < 0:
-        node = 0
-        taken = 0
-        for w in range(1, min(max_width, n - i) + 1):
-            node = trie.child(node, symbols[i + w - 1])
-            if node < 0:
-                break
-            token = trie.token(node)
-            if token >= 0:
-                taken, chosen = w, token
-        if taken == 0:
-            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        i += longest_token(symbols, i, min(max_width, n - i), trie, &chosen)
         out.push_back(chosen)
-        i += taken
     return on_base[i]
 
 

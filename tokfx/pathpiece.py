@@ -28,6 +28,16 @@ DEFAULT_INITIAL_FACTOR = 4
 MAX_DEFAULT_INITIAL = 1 << 18
 
 
+def resolve_initial_size(initial_size: int | None, vocab_size: int) -> int:
+    """The initial vocabulary's size of a top-down trainer: as given (never below vocab_size),
+    or DEFAULT_INITIAL_FACTOR x vocab_size, at most MAX_DEFAULT_INITIAL."""
+    if initial_size is None:
+        return max(vocab_size, min(DEFAULT_INITIAL_FACTOR * vocab_size, MAX_DEFAULT_INITIAL))
+    if initial_size < vocab_size:
+        raise ValueError(f"initial_size {initial_size} is smaller than vocab_size {vocab_size}")
+    return initial_size
+
+
 def check_schedule(sizes: Sequence[int], initial_size: int, vocab_size: int) -> None:
     """A top-down schedule (the sizes after each round) decreases from initial_size to vocab_size."""
     if any(b >= a for a, b in zip([initial_size, *sizes], sizes)) or [initial_size, *sizes][-1] != vocab_size:
@@ -91,10 +101,7 @@ def train_pathpiece_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
     if max_width < 1:
         raise ValueError(f"max_width must be at least 1, got {max_width}")
     specials = list(dict.fromkeys(special_tokens))
-    if initial_size is None:
-        initial_size = max(vocab_size, min(DEFAULT_INITIAL_FACTOR * vocab_size, MAX_DEFAULT_INITIAL))
-    if initial_size < vocab_size:
-        raise ValueError(f"initial_size {initial_size} is smaller than vocab_size {vocab_size}")
+    initial_size = resolve_initial_size(initial_size, vocab_size)
     sizes = list(schedule) if schedule is not None else default_schedule(initial_size, vocab_size)
     check_schedule(sizes, initial_size, vocab_size)
 

@@ -24,7 +24,7 @@ import numpy as np
 from tokfx._shortest_path import PathSegmenter, sage_losses
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.bpe_trainer import token_bytes, train_bpe_merges
-from tokfx.pathpiece import DEFAULT_INITIAL_FACTOR, MAX_DEFAULT_INITIAL, check_schedule
+from tokfx.pathpiece import check_schedule, resolve_initial_size
 from tokfx.registry import register_trainer
 from tokfx.tokenizer import Tokenizer
 from tokfx.word2vec import train_embeddings
@@ -129,10 +129,7 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     if max_width < 1:
         raise ValueError(f"max_width must be at least 1, got {max_width}")
     specials = list(dict.fromkeys(special_tokens))
-    if initial_size is None:
-        initial_size = max(vocab_size, min(DEFAULT_INITIAL_FACTOR * vocab_size, MAX_DEFAULT_INITIAL))
-    if initial_size < vocab_size:
-        raise ValueError(f"initial_size {initial_size} is smaller than vocab_size {vocab_size}")
+    initial_size = resolve_initial_size(initial_size, vocab_size)
     sizes = list(schedule) if schedule is not None else default_schedule(initial_size, vocab_size)
     embedding_sizes = list(embeddings_schedule) if embeddings_schedule is not None \
         else default_embeddings_schedule(initial_size, vocab_size)
