@@ -581,8 +581,7 @@ def sage_losses(const int32_t[::1] symbols, const int64_t[::1] offsets, const in
     cdef const int32_t* piece
     cdef int64_t total = 0
     cdef double base, without
-    if offsets.shape[0] != counts.shape[0] + 1:
-        raise ValueError(f"{offsets.shape[0]} offsets for {counts.shape[0]} pieces")
+    check_chunks(symbols, offsets, counts)
     if embeddings.shape[0] != len(tokens):
         raise ValueError(f"{embeddings.shape[0]} embeddings for {len(tokens)} tokens")
     losses.assign(len(tokens), 0.0)

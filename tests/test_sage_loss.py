@@ -5,6 +5,7 @@ from array import array
 from itertools import accumulate
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,3 +94,13 @@ def test_context_stops_at_the_piece_edges():
     embeddings[ID[b"g"], 0], embeddings[ID[b"h"], 0] = 1.0, 2.0
     losses, _, _ = run_core(TOKENS, [list(b"gh"), list(b"xy")], [1, 5], embeddings)
     assert math.isclose(losses[ID[b"gh"]], -2 * math.log(1 / (1 + math.exp(-2))))
+
+
+def test_malformed_pieces_are_refused():
+    tokens = [[s] for s in range(256)]
+    embeddings = np.zeros((256, 4))
+    with pytest.raises(ValueError, match="is below"):  # a piece ending before it starts
+        sage_losses(array("i", [1, 2, 3]), array("q", [0, 2, 1, 3]), array("q", [1, 1, 1]),
+                    tokens, embeddings)
+    with pytest.raises(ValueError, match="offsets for"):
+        sage_losses(array("i", [1, 2, 3]), array("q", [0, 3]), array("q", [1, 1]), tokens, embeddings)
