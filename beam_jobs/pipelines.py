@@ -28,7 +28,7 @@ from beam_jobs.files import publish
 from beam_jobs.options import DEFAULT_RUNNER, DEFAULT_SPECIAL, TokfxOptions
 from beam_jobs.read import ReadCorpus
 from beam_jobs.train import TrainVocab
-from beam_jobs.write import SHARDS_DIR, WriteShards, write_rejected
+from beam_jobs.write import REJECTED_DIR, SHARDS_DIR, WriteShards, write_rejected
 
 TOKENIZER_DIR = "tokenizer"
 EVAL_DIR = "eval"
@@ -102,11 +102,21 @@ def _eos(opts: TokfxOptions) -> str | None:
     return DEFAULT_SPECIAL if opts.append_eos else None
 
 
-def _clear_manifest(output_dir: str) -> None:
-    """An old manifest would claim the output complete while the new run writes it."""
-    path = FileSystems.join(output_dir, MANIFEST_JSON)
-    if FileSystems.exists(path):
-        FileSystems.delete([path])
+# What each command writes into its output directory (tokfx encode keeps tokenizer/: it may be
+# the very tokenizer it encodes with).
+WRITES = {"run": (MANIFEST_JSON, TOKENIZER_DIR, SHARDS_DIR, REJECTED_DIR, EVAL_DIR),
+          "encode": (MANIFEST_JSON, SHARDS_DIR, REJECTED_DIR)}
+
+
+def _clear_previous_output(output_dir: str, command: str) -> None:
+    """Remove what an earlier run of `command` wrote here: its manifest first (it would claim
+    the output complete while this run writes it), then its folders, so no stale shard (from a
+    run with more shards), rejected/ or eval/ report survives beside the new output. Only
+    tokfx's own names are touched."""
+    for name in WRITES[command]:
+        path = FileSystems.join(output_dir, name)
+        if FileSystems.exists(path):
+            FileSystems.delete([path])
 
 
 def build_run(p, opts: TokfxOptions) -> None:
@@ -227,11 +237,11 @@ def run(command: str, argv: list[str]):
     options, opts = _options(argv)
     if not opts.quiet:
         _show_progress()
-    if command != "count":
-        _clear_manifest(opts.output)
     start = time.perf_counter()
     p = beam.Pipeline(options=options)
-    BUILDERS[command](p, opts)
+    BUILDERS[command](p, opts)  # checks the settings: a refused run deletes nothing
+    if command in WRITES:
+        _clear_previous_output(opts.output, command)
     result = p.run()
     result.wait_until_finish()
     counters = _counters(result)

@@ -24,7 +24,8 @@ from beam_jobs.encode import load_tokenizer_bytes
 from beam_jobs.files import publish, write_bytes
 
 SHARDS_DIR = "shards"
-REJECTED_FILE = "rejected/rejected.jsonl"
+REJECTED_DIR = "rejected"
+REJECTED_FILE = f"{REJECTED_DIR}/rejected.jsonl"
 log = logging.getLogger(__name__)
 
 

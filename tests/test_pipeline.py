@@ -1,6 +1,7 @@
 """The Beam pipeline end to end on DirectRunner, against tokfx run in process."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -247,3 +248,31 @@ def test_pathpiece_training_params_pass_through_the_pipeline(corpus, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["training"] == {"initial_size": 900, "schedule": [700, 400],
                                               "segmenter": "greedy", "segmenter_params": {}}
+
+
+def test_a_new_run_replaces_what_an_old_one_wrote(corpus, first_run, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(first_run[0], out)
+    stale = [out / "shards" / "shard-00099-of-00100.parquet", out / "eval" / "metrics.json",
+             out / "rejected" / "rejected.jsonl"]
+    for path in stale:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("from an earlier run")
+    (out / "notes.txt").write_text("the user's own file")
+    from tokfx.cli import main
+    # A refused run deletes nothing.
+    assert main(["run", "--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(out), "-q",
+                 "--vocab-size", "10"]) == 2
+    assert all(path.exists() for path in stale) and (out / "manifest.json").exists()
+    run_pipeline(corpus[0], out)
+    assert not any(path.exists() for path in stale)
+    assert (out / "notes.txt").read_text() == "the user's own file"
+    digests = output_digests(out)
+    del digests["notes.txt"]
+    assert digests == output_digests(first_run[0])
+    # tokfx encode into the same directory keeps the tokenizer it encodes with.
+    assert main(["encode", str(out / "tokenizer"), "--output-dir", str(out), "--input",
+                 str(corpus[0] / "*.jsonl.zst"), "--num-shards", "2", "-q"]) == 0
+    assert (out / "tokenizer" / "tokfx.json").exists()
+    assert sorted(p.name for p in (out / "shards").glob("*.parquet")) == [
+        "shard-00000-of-00002.parquet", "shard-00001-of-00002.parquet"]
