@@ -8,7 +8,9 @@ wall time of SaGeVocabBuilder.build_vocab in its own venv (numpy < 2: see bench/
 in a scratch directory (it writes data/, logs/, results/). Jaccard of the final vocabularies.
 
 --en10m: our SaGe 16,384 -> 8,192 on en_10M (time per round from the progress output) and
-tokens per byte of its greedy encoding vs BPE of 8,192 tokens.
+tokens per byte of its greedy encoding vs BPE of 8,192 tokens. --en10m-line (alone): SaGe with
+context="line" at its defaults (32,768 -> 8,192) on en_10M vs BPE of 8,192: corpus token counts
+on wikitext2_test and whether frequent short words survive.
 
     .venv/bin/python bench/bench_sage.py [--runs 3] [--official-runs 1]
         [--official-python /tmp/sage-official/bin/python] [--workers 1] [--official-seed-check] [--en10m]
@@ -16,9 +18,6 @@ tokens per byte of its greedy encoding vs BPE of 8,192 tokens.
 import argparse
 import contextlib
 import io
-from array import array
-from collections import Counter
-from itertools import accumulate
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpora import CORPORA, _normalised, load  # noqa: E402
 
 import tokfx  # noqa: E402
-from tokfx.sage import prune_rounds  # noqa: E402
 
 SCHEDULE = [4096, 3584, 3072, 2560, 2048, 1024]
 EMBEDDINGS = [4096, 3072, 2560, 2048]
@@ -117,19 +115,21 @@ def anchor(args) -> None:
                                initial_size=SCHEDULE[0], schedule=SCHEDULE[1:],
                                embeddings_schedule=EMBEDDINGS, seed=1)
         print(f"Jaccard ours seed 0 vs seed 1: {jaccard(ours_vocab, {bytes(t) for t in reseeded.tokens})}")
-        # Ours with the official context: whole lines as the pieces (sentences for word2vec,
-        # context for the loss), over the same initial vocabulary.
-        lines = Counter(line.encode("utf-8") for line in text.splitlines() if line)
-        words = sorted(lines)
-        symbols = array("i", list(b"".join(words)))
-        offsets = array("q", [0, *accumulate(map(len, words))])
-        start = time.perf_counter()
-        rounds = list(prune_rounds(symbols, offsets, array("q", [lines[w] for w in words]),
-                                   [tuple(t) for t in initial_tokens], SCHEDULE[1:],
-                                   [size in EMBEDDINGS for size in SCHEDULE[:-1]], 256, 16, 0))
-        by_lines = {bytes(t) for t in rounds[-1].tokens[:256] + rounds[-1].active}
-        print(f"ours over whole lines: {time.perf_counter() - start:.2f} s, {len(by_lines):,} tokens;"
-              f" Jaccard vs official: {jaccard(by_lines, official)}, vs ours: {jaccard(by_lines, ours_vocab)}")
+        # Ours with the official context: context="line" (lines as pieces, pre-token by
+        # pre-token greedy, ablation inside a pre-token), over the same initial vocabulary.
+        line_seconds, by_lines = [], None
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            by_lines = tokfx.train(text, "sage", vocab_size=SCHEDULE[-1], special_tokens=(),
+                                   initial_size=SCHEDULE[0], schedule=SCHEDULE[1:],
+                                   embeddings_schedule=EMBEDDINGS, context="line")
+            line_seconds.append(time.perf_counter() - start)
+        line_vocab = {bytes(t) for t in by_lines.tokens}
+        line_median = statistics.median(line_seconds)
+        print(f"ours context='line': {line_median:.2f} s (median of {args.runs}: "
+              f"{', '.join(f'{s:.2f}' for s in line_seconds)}; {official_median / line_median:.1f}x),"
+              f" {len(line_vocab):,} tokens; Jaccard vs official: {jaccard(line_vocab, official)},"
+              f" vs ours pre-token: {jaccard(line_vocab, ours_vocab)}")
         if args.official_seed_check:
             wall, official_reseeded = run_official(args.official_python, text, initial_tokens, args.workers, 1)
             print(f"official seed 1: {wall:.2f} s; Jaccard official seed 692653 vs seed 1:"
@@ -160,6 +160,31 @@ def en10m() -> None:
           f" ({bpe_tokens:,}); SaGe/BPE = {sage_tokens / bpe_tokens:.3f}")
 
 
+def en10m_line() -> None:
+    """Defaults at 8,192 (initial 32,768) with context="line" vs BPE of 8,192, both trained on
+    en_10M; corpus token counts on wikitext2_test; do frequent short words survive?"""
+    text = load("en_10M")
+    eot = "<|endoftext|>"
+    progress = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stderr(progress):
+        sage = tokfx.train(text, "sage", vocab_size=8192, special_tokens=[eot], context="line", progress=True)
+    sage_seconds = time.perf_counter() - start
+    bpe = tokfx.train(text, "bpe", vocab_size=8192, special_tokens=[eot])
+    print(f"en_10M SaGe context='line' 32,768 -> 8,192 (defaults): {sage_seconds:.1f} s total"
+          " (line and pre-token counting included)")
+    for line in progress.getvalue().splitlines():
+        if line.startswith("sage:"):
+            print("   ", line)
+    test = (CORPORA / "english/wikitext2_test.txt").read_text(encoding="utf-8")
+    sage_ctc, bpe_ctc = len(sage.encode_ordinary(test)), len(bpe.encode_ordinary(test))
+    print(f"wikitext2_test CTC: SaGe line {sage_ctc:,}, BPE {bpe_ctc:,}; SaGe/BPE = {sage_ctc / bpe_ctc:.3f}")
+    words = [" the", " of", " and", " to", " in", " a", " is", " that"]
+    sage_vocab, bpe_vocab = {bytes(t) for t in sage.tokens}, {bytes(t) for t in bpe.tokens}
+    print("kept by SaGe line:", {w: w.encode() in sage_vocab for w in words})
+    print(f"Jaccard SaGe line vs BPE: {jaccard(sage_vocab, bpe_vocab)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
@@ -169,9 +194,13 @@ def main() -> None:
     parser.add_argument("--official-seed-check", action="store_true",
                         help="also run the official package under another seed")
     parser.add_argument("--en10m", action="store_true")
+    parser.add_argument("--en10m-line", action="store_true", help="only the en_10M context='line' run")
     args = parser.parse_args()
     if not CORPORA.exists():
         sys.exit(f"{CORPORA} not found")
+    if args.en10m_line:
+        en10m_line()
+        return
     anchor(args)
     if args.en10m:
         en10m()

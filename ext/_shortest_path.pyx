@@ -18,7 +18,7 @@ hash table. Twins: tokfx.reference.pathpiece, tokfx.reference.sage (the SaGe los
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.math cimport exp, log1p
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
@@ -553,8 +553,8 @@ cdef Py_ssize_t ablate(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie, in
                        vector[int32_t]* out) except -1:
     """The ablated re-tokenization of the token symbols[start:start+width] into out: the longest
     token strictly shorter than it at start, then greedy tokens until the cursor is on a start
-    of the base segmentation (on_base[i] >= 0; on_base[n] = the token count). Returns the index
-    of the base token where the cursor rejoined."""
+    of the base segmentation (on_base[i] >= 0), tokens ending by n (a base start: the piece's
+    end, or its pre-token's). Returns the index of the base token where the cursor rejoined."""
     cdef Py_ssize_t i = start
     cdef int32_t chosen
     out.clear()
@@ -567,23 +567,32 @@ cdef Py_ssize_t ablate(const int32_t* symbols, Py_ssize_t n, SymbolTrie trie, in
 
 
 def sage_losses(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
-                tokens, const double[:, ::1] embeddings, int max_width=16, int context=2):
+                tokens, const double[:, ::1] embeddings, int max_width=16, int context=2,
+                const uint8_t[::1] cuts=None):
     """One SaGe round over pieces symbols[offsets[k]:offsets[k+1]] occurring counts[k] times,
     segmented greedily: (per token id the ablation loss summed over its occurrences of width > 1
     times the counts, as a list; per token id how many such occurrences; the corpus token
     count). loss = sum over base pairs - sum over ablated pairs (pair_sum), both spans with
-    `context` base tokens each side taken from the same piece only."""
+    `context` base tokens each side taken from the same piece only.
+
+    `cuts` (one flag per symbol, or None): cuts[i] != 0 starts a pre-token at symbol i inside
+    its piece. Greedy segmentation and the ablated re-tokenization then stay inside each
+    pre-token (a pre-token's end is a base start, so an ablation rejoins by then at the latest);
+    the context still spans the whole piece."""
     cdef SymbolTrie trie = SymbolTrie(tokens, False)
     cdef vector[int32_t] ids, starts, on_base, ablated, sequence
+    cdef vector[Py_ssize_t] pretoken_end
     cdef vector[double] losses
     cdef vector[int64_t] occurrences
-    cdef Py_ssize_t k, n, m, loc, beyond, width, left, right, j
+    cdef Py_ssize_t k, n, m, loc, beyond, width, left, right, j, begin, i
     cdef const int32_t* piece
     cdef int64_t total = 0
     cdef double base, without
     check_chunks(symbols, offsets, counts)
     if embeddings.shape[0] != len(tokens):
         raise ValueError(f"{embeddings.shape[0]} embeddings for {len(tokens)} tokens")
+    if cuts is not None and cuts.shape[0] != symbols.shape[0]:
+        raise ValueError(f"{cuts.shape[0]} cut flags for {symbols.shape[0]} symbols")
     losses.assign(len(tokens), 0.0)
     occurrences.assign(len(tokens), 0)
     for k in range(counts.shape[0]):
@@ -593,7 +602,18 @@ def sage_losses(const int32_t[::1] symbols, const int64_t[::1] offsets, const in
         piece = &symbols[offsets[k]]
         ids.clear()
         starts.clear()
-        greedy(piece, n, trie, max_width, &ids, &starts)
+        pretoken_end.clear()
+        # Greedy over each pre-token [begin, i), its token starts shifted to the piece.
+        begin = 0
+        for i in range(1, n + 1):
+            if i < n and (cuts is None or cuts[offsets[k] + i] == 0):
+                continue
+            m = ids.size()
+            greedy(piece + begin, i - begin, trie, max_width, &ids, &starts)
+            for j in range(m, <Py_ssize_t>ids.size()):
+                starts[j] += begin
+                pretoken_end.push_back(i)
+            begin = i
         m = ids.size()
         total += counts[k] * m
         starts.push_back(n)
@@ -604,7 +624,9 @@ def sage_losses(const int32_t[::1] symbols, const int64_t[::1] offsets, const in
             width = starts[loc + 1] - starts[loc]
             if width < 2:
                 continue
-            beyond = ablate(piece, n, trie, max_width, starts[loc], width, on_base.data(), &ablated)
+            # Ablation sees its pre-token only: the piece as if it ended there.
+            beyond = ablate(piece, pretoken_end[loc], trie, max_width, starts[loc], width, on_base.data(),
+                            &ablated)
             left = max(0, loc - context)
             right = min(m, beyond + context)
             # base: ids[left:right]; ablated: ids[left:loc] + ablated + ids[beyond:right]

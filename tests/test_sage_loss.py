@@ -27,10 +27,11 @@ def sage_case(draw):
         draw(st.integers(1, 6))
 
 
-def run_core(tokens, pieces, counts, embeddings, max_width=16):
+def run_core(tokens, pieces, counts, embeddings, max_width=16, cuts=None):
     symbols = array("i", [s for p in pieces for s in p])
     offsets = array("q", [0, *accumulate(map(len, pieces))])
-    return sage_losses(symbols, offsets, array("q", counts), tokens, embeddings, max_width)
+    flags = None if cuts is None else np.array([f for cut in cuts for f in cut], dtype=np.uint8)
+    return sage_losses(symbols, offsets, array("q", counts), tokens, embeddings, max_width, cuts=flags)
 
 
 @settings(max_examples=300, deadline=None)
@@ -40,6 +41,15 @@ def test_losses_equal_the_reference_exactly(case):
     # Same pairs summed in the same order with the same libm functions: equal to the last bit.
     assert run_core(tokens, pieces, counts, embeddings, max_width) == \
         ref.sage_losses(pieces, counts, tokens, embeddings.tolist(), max_width)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sage_case(), st.data())
+def test_losses_with_pretoken_cuts_equal_the_reference_exactly(case, data):
+    tokens, pieces, counts, embeddings, max_width = case
+    cuts = [data.draw(st.lists(st.booleans(), min_size=len(p), max_size=len(p))) for p in pieces]
+    assert run_core(tokens, pieces, counts, embeddings, max_width, cuts) == \
+        ref.sage_losses(pieces, counts, tokens, embeddings.tolist(), max_width, cuts=cuts)
 
 
 # Hand-worked vocabulary over bytes: every single byte, then these.
@@ -96,6 +106,40 @@ def test_context_stops_at_the_piece_edges():
     assert math.isclose(losses[ID[b"gh"]], -2 * math.log(1 / (1 + math.exp(-2))))
 
 
+def test_ablation_stays_in_its_pretoken_and_context_crosses_it():
+    # One line "ghabcdefgh" cut into the pre-tokens "ghabc" | "defgh" (a cut flag at 5).
+    piece, cut = list(b"ghabcdefgh"), [0] * 5 + [1] + [0] * 4
+    # Greedy per pre-token: "ghabc" -> gh | abc ("abcd" would cross the cut);
+    # "defgh" -> de | f | gh ("def" is no token). Starts 0 2 5 7 8 (+ 10).
+    starts = [0, 2, 5, 7, 8, 10]
+    # Ablating "abc" at 2 inside "ghabc" (symbols up to 5): "a" ("ab" is no token), then
+    # greedy at 3 within 2 symbols: "b" ("bc" no token), at 4 within 1: "c", cursor 5: rejoined
+    # at base token 2. Over the whole line the greedy step at 4 would take "cde" instead.
+    assert ref.ablate(piece[:5], TOKENS, 16, 2, 3, starts) == ([ID[b"a"], ID[b"b"], ID[b"c"]], 2)
+    assert ref.ablate(piece, TOKENS, 16, 2, 3, starts) == ([ID[b"a"], ID[b"b"], ID[b"cde"]], 3)
+    # Ablating "de" at 5: "d", then greedy at 6: "ef" (6..8), cursor 8 starts base token 4.
+    assert ref.ablate(piece, TOKENS, 16, 5, 2, starts) == ([ID[b"d"], ID[b"ef"]], 4)
+    # Zero embeddings: every ordered pair at distance 1..2 with one side in the span adds
+    # -log 2, so a loss is (ablated pairs - base pairs) * log 2.
+    # "abc" (token 1): context gh | de f, the right side in the next pre-token.
+    #   base gh [abc] de f: 01 12 13 -> 6 ordered; ablated gh [a b c] de f: 01 02 12 13 23 24
+    #   34 35 -> 16. Loss 10 log 2 (8 log 2 if the context stopped at the pre-token's end).
+    # "de" (token 2), span de f -> d ef: base gh abc [de f] gh: 02 12 13 23 24 34 -> 12;
+    #   ablated gh abc [d ef] gh: the same shape -> 12. Loss 0, one occurrence.
+    # "gh" (token 0): [gh] abc de: 01 02 -> 4; [g h] abc de: 01 02 12 13 -> 8: 4 log 2.
+    # "gh" (token 4): de f [gh]: 02 12 -> 4; de f [g h]: 02 12 13 23 -> 8: 4 log 2.
+    embeddings = np.zeros((len(TOKENS), 2))
+    losses, occurrences, total = run_core(TOKENS, [piece], [3], embeddings, cuts=[cut])
+    log2 = math.log(2)
+    assert math.isclose(losses[ID[b"abc"]], 3 * 10 * log2)
+    assert losses[ID[b"de"]] == 0.0 and occurrences[ID[b"de"]] == 3
+    assert math.isclose(losses[ID[b"gh"]], 2 * 3 * 4 * log2)
+    assert occurrences[ID[b"abcd"]] == 0 and occurrences[ID[b"gh"]] == 6
+    assert total == 3 * 5
+    assert ref.sage_losses([piece], [3], TOKENS, embeddings.tolist(), cuts=[cut]) == \
+        (losses, occurrences, total)
+
+
 def test_malformed_pieces_are_refused():
     tokens = [[s] for s in range(256)]
     embeddings = np.zeros((256, 4))
@@ -104,3 +148,6 @@ def test_malformed_pieces_are_refused():
                     tokens, embeddings)
     with pytest.raises(ValueError, match="offsets for"):
         sage_losses(array("i", [1, 2, 3]), array("q", [0, 3]), array("q", [1, 1]), tokens, embeddings)
+    with pytest.raises(ValueError, match="cut flags"):
+        sage_losses(array("i", [1, 2, 3]), array("q", [0, 3]), array("q", [1]), tokens, embeddings,
+                    cuts=np.zeros(2, dtype=np.uint8))

@@ -14,7 +14,11 @@ from conftest import fixture_path
 from tokfx import Tokenizer
 from tokfx.cli import main
 from tokfx.reference import sage as ref
-from tokfx.sage import default_embeddings_schedule, default_schedule, prune_rounds
+from tokfx.alphabet import BYTES
+from tokfx.pretokenize import PreTokenizer, count_lines
+from tokfx.reference.pathpiece import segment
+from tokfx.sage import (default_embeddings_schedule, default_schedule, greedy_pieces, line_pieces, prune_rounds,
+                        train_sage_tokenizer)
 from tokfx.training import training_settings
 
 EOT = "<|endoftext|>"
@@ -154,8 +158,69 @@ def test_cli_trains_sage_with_its_options(tmp_path):
     tok = Tokenizer.load(out)
     assert (tok.algorithm, tok.vocab_size, tok.segmenter) == ("sage", 300, "greedy")
     assert tok.params == {"vocab_size": 300, "initial_size": 400, "max_width": 8, "schedule": [350, 300],
-                          "embeddings_schedule": [400, 350], "seed": 3}
+                          "embeddings_schedule": [400, 350], "seed": 3, "context": "pretoken"}
     assert max(len(t) for t in tok.tokens[:-1]) <= 8
+
+
+def test_lines_are_counted_between_special_tokens_up_to_each_newline():
+    # "ab\n" | "cd" (cut by the special token) | "ab\n" | "\n" | "x" (no newline at the end).
+    assert count_lines(f"ab\ncd{EOT}ab\n\nx", [EOT]) == {b"ab\n": 2, b"cd": 1, b"\n": 1, b"x": 1}
+    assert count_lines(["a\r\nb", "b"]) == {b"a\r\n": 1, b"b": 2}  # only "\n" ends a line
+
+
+def test_line_pieces_flag_each_pretoken_start():
+    # GPT-2 pre-tokens: "hi", " you", "\n" | "ok". Sorted lines: b"hi you\n" < b"ok".
+    symbols, offsets, counts, cuts = line_pieces({b"ok": 1, b"hi you\n": 3}, PreTokenizer("gpt2"), BYTES)
+    assert list(symbols) == list(b"hi you\nok") and list(offsets) == [0, 7, 9] and list(counts) == [3, 1]
+    assert cuts.tolist() == [1, 0, 1, 0, 0, 0, 1, 1, 0]
+
+
+def test_rounds_over_lines_equal_the_reference_with_cuts(english):
+    # The same check as over pre-tokens, the pieces being lines cut into their pre-tokens.
+    text = english[:6_000]
+    initial = tokfx.train(text, "bpe", vocab_size=700, special_tokens=())
+    tokens = [tuple(t) for t in initial.tokens]
+    symbols, offsets, counts, cuts = line_pieces(count_lines(text), PreTokenizer("gpt2"), BYTES)
+    pieces = [list(symbols[offsets[k]:offsets[k + 1]]) for k in range(len(counts))]
+    piece_cuts = [cuts[offsets[k]:offsets[k + 1]].tolist() for k in range(len(counts))]
+    # Word2vec's sentences: the greedy segmentation of each pre-token, concatenated per line.
+    expected = []
+    for piece, cut in zip(pieces, piece_cuts):
+        ends = ref.pretoken_ends(cut, len(piece))
+        expected.append([t for b, e in zip([0] + ends, ends) for _, _, t in segment(piece[b:e], tokens, 16, "greedy")])
+    assert greedy_pieces(symbols, offsets, tokens, 16, cuts) == expected
+    done, = prune_rounds(symbols, offsets, counts, tokens, [400], [True], 256, 16, 0, cuts)
+    losses, occurrences, corpus_tokens = ref.sage_losses(pieces, list(counts), tokens, done.embeddings.tolist(),
+                                                         cuts=piece_cuts)
+    assert done.corpus_tokens == corpus_tokens == sum(c * len(ids) for c, ids in zip(counts, expected))
+    in_use = [i for i in range(256, len(tokens)) if occurrences[i]]
+    dropped = set(sorted(in_use, key=lambda i: (losses[i], i))[:256 + len(in_use) - 400])
+    assert done.dropped and done.active == [tokens[i] for i in in_use if i not in dropped]
+
+
+def test_context_line_trains_from_texts_only(english, tmp_path):
+    settings = dict(vocab_size=500, initial_size=1000, schedule=[800, 600, 500], embeddings_schedule=[1000, 600])
+    tok = tokfx.train(english, "sage", context="line", **settings)
+    assert (tok.vocab_size, tok.segmenter, tok.params["context"]) == (500, "greedy", "line")
+    assert tok.decode(tok.encode(english)) == english
+    # The same initial BPE as over pre-tokens (from the pre-token counts); another result.
+    by_pretoken = tokfx.train(english, "sage", **settings)
+    assert by_pretoken.params["context"] == "pretoken" and by_pretoken.tokens != tok.tokens
+    # Deterministic, and a generator of texts is read twice (pre-tokens and lines).
+    tok.save(tmp_path / "a")
+    tokfx.train((text for text in [english]), "sage", context="line", **settings).save(tmp_path / "b")
+    assert (tmp_path / "a" / "tokfx.json").read_bytes() == (tmp_path / "b" / "tokfx.json").read_bytes()
+    counts = tokfx.count_pretokens(english, "gpt2", [EOT])
+    with pytest.raises(ValueError, match="needs running text"):
+        tokfx.train(counts, "sage", context="line", **settings)
+    with pytest.raises(ValueError, match="needs running text"):
+        training_settings("sage", None, context="line")
+    with pytest.raises(ValueError, match="context must be"):
+        tokfx.train(english, "sage", context="document", **settings)
+    with pytest.raises(ValueError, match="needs the texts' lines"):
+        train_sage_tokenizer(counts, special_tokens=(), pattern="gpt2", context="line", **settings)
+    with pytest.raises(ValueError, match="takes no parameter .context."):
+        tokfx.train(english, "bpe", context="line")
 
 
 def test_cjk_alphabet():

@@ -17,6 +17,7 @@ from tokfx.chunking import is_safe_newline
 from tokfx.patterns import NO_NEWLINE_SPLIT, PATTERNS
 
 _PLAIN_WORD = regex.compile(r"[A-Za-z0-9_-]+")
+_LINE = regex.compile(rb"[^\n]*\n|[^\n]+")
 
 
 def resolve_pattern(pattern: str) -> tuple[str | None, str]:
@@ -111,6 +112,15 @@ class PreTokenizer:
                 out.extend(p.encode("utf-8") for p in self._compiled.findall(chunk))
         return out
 
+    def count_lines_into(self, text: str, counts: dict[bytes, int]) -> None:
+        """Add the line counts of `text` into `counts`: a line is a chunk between special tokens
+        (left out) cut after every "\n", the "\n" kept at its end."""
+        for chunk, special in self.split_specials(text):
+            if special:
+                continue
+            for line in _LINE.findall(chunk.encode("utf-8")):
+                counts[line] = counts.get(line, 0) + 1
+
     def count_into(self, text: str, counts: dict[bytes, int]) -> None:
         """Add the pre-token counts of `text` (special tokens left out) into `counts`."""
         for chunk, special in self.split_specials(text):
@@ -131,4 +141,13 @@ def count_pretokens(texts: Iterable[str] | str, pattern: str = "gpt2",
     counts: dict[bytes, int] = {}
     for text in [texts] if isinstance(texts, str) else texts:
         pretokenizer.count_into(text, counts)
+    return counts
+
+
+def count_lines(texts: Iterable[str] | str, special_tokens: Sequence[str] = ()) -> dict[bytes, int]:
+    """{line bytes: occurrences} over `texts` (PreTokenizer.count_lines_into)."""
+    pretokenizer = PreTokenizer("gpt2", special_tokens)
+    counts: dict[bytes, int] = {}
+    for text in [texts] if isinstance(texts, str) else texts:
+        pretokenizer.count_lines_into(text, counts)
     return counts

@@ -2,20 +2,25 @@
 
 A trainer is `fn(counts, *, vocab_size, special_tokens, pattern, alphabet, progress, **params)
 -> Tokenizer` over `{pre-token bytes: count}`, training over the `tokfx.alphabet.Alphabet`'s
-base symbols; each algorithm module registers its own.
+base symbols; each algorithm module registers its own. A trainer registered with
+`takes_lines=True` also accepts `lines={line bytes: count}` (`tokfx.pretokenize.count_lines`),
+which `tokfx.train` passes from running text when asked for `context="line"`.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 
 TRAINERS: dict[str, Callable] = {}
+LINE_TRAINERS: set[str] = set()
 
 
-def register_trainer(name: str) -> Callable[[Callable], Callable]:
+def register_trainer(name: str, takes_lines: bool = False) -> Callable[[Callable], Callable]:
     def register(fn: Callable) -> Callable:
         if name in TRAINERS:
             raise ValueError(f"trainer {name!r} is registered twice")
         TRAINERS[name] = fn
+        if takes_lines:
+            LINE_TRAINERS.add(name)
         return fn
     return register
 

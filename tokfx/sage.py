@@ -7,8 +7,12 @@ tokfx._shortest_path.sage_losses) over its occurrences times their counts, and d
 tokens with the smallest losses down to the schedule's next size; word2vec embeddings
 (tokfx.word2vec) are retrained at the sizes of the embeddings schedule (ALGORITHMS.md, SaGe).
 
-Context *(ours)*: we see pre-tokens with counts, not running text, so both the ablation
-context (2 tokens each side) and word2vec's window stop at the pre-token's edges.
+Context: with `context="pretoken"` (the default; all the CLI and the pipeline have) the pieces
+are the pre-tokens with their counts, so both the ablation context (2 tokens each side) and
+word2vec's window stop at the pre-token's edges *(ours)*. With `context="line"` (from
+`tokfx.train(texts, ...)`) the pieces are the texts' lines, as the official code trains: a line
+is segmented pre-token by pre-token (the tokenizer's pattern), word2vec's sentences are whole
+lines and the context crosses pre-token edges, while an ablation stays inside its pre-token.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from tokfx._shortest_path import PathSegmenter, sage_losses
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.bpe_trainer import token_bytes, train_bpe_merges
 from tokfx.pathpiece import check_schedule, resolve_initial_size
+from tokfx.pretokenize import PreTokenizer
 from tokfx.registry import register_trainer
 from tokfx.tokenizer import Tokenizer
 from tokfx.word2vec import train_embeddings
@@ -47,11 +52,46 @@ def default_embeddings_schedule(initial: int, target: int) -> list[int]:
                         if target < round(f * target) < initial]
 
 
-def greedy_pieces(symbols: array, offsets: array, tokens: list[tuple[int, ...]], max_width: int) -> list[list[int]]:
-    """The greedy segmentation (token ids) of every piece."""
+def greedy_pieces(symbols: array, offsets: array, tokens: list[tuple[int, ...]], max_width: int,
+                  cuts: np.ndarray | None = None) -> list[list[int]]:
+    """The greedy segmentation (token ids) of every piece; with `cuts` (a flag per symbol where
+    a pre-token starts), of each of its pre-tokens apart, concatenated."""
     segmenter = PathSegmenter(tokens, "greedy", max_width)
     view = memoryview(symbols)
-    return [segmenter.segment(view[offsets[k]:offsets[k + 1]]) for k in range(len(offsets) - 1)]
+    if cuts is None:
+        return [segmenter.segment(view[offsets[k]:offsets[k + 1]]) for k in range(len(offsets) - 1)]
+    bounds = np.union1d(np.asarray(offsets), np.flatnonzero(cuts)).tolist()
+    out, j = [], 0
+    for k in range(len(offsets) - 1):
+        ids = []
+        while bounds[j] < offsets[k + 1]:
+            ids += segmenter.segment(view[bounds[j]:bounds[j + 1]])
+            j += 1
+        out.append(ids)
+    return out
+
+
+def line_pieces(lines: Mapping[bytes, int], pretokenizer: PreTokenizer,
+                alphabet: Alphabet) -> tuple[array, array, array, np.ndarray]:
+    """(symbols, offsets, counts, cuts) of the lines as pieces, sorted, each the concatenation
+    of its pre-tokens (what the pattern leaves out is left out, as in the pre-token counts);
+    cuts flags the first symbol of every pre-token. Lines without a pre-token are left out."""
+    texts, counts, ends = [], array("q"), array("q")
+    line_ends, size = [0], 0
+    for line in sorted(lines):
+        pieces = pretokenizer.pieces(line.decode("utf-8"))
+        if not pieces:
+            continue
+        texts.extend(pieces)
+        counts.append(lines[line])
+        for piece in pieces:
+            size += len(piece)
+            ends.append(size)
+        line_ends.append(len(ends))
+    symbols, pretoken_offsets = alphabet.map_pieces(b"".join(texts), ends)
+    cuts = np.zeros(len(symbols), dtype=np.uint8)
+    cuts[np.asarray(pretoken_offsets)[:-1]] = 1
+    return symbols, array("q", [pretoken_offsets[j] for j in line_ends]), counts, cuts
 
 
 def _check_schedules(sizes: list[int], embedding_sizes: list[int], initial_size: int, vocab_size: int) -> None:
@@ -80,9 +120,10 @@ class Round:
 
 def prune_rounds(symbols: array, offsets: array, counts: array, tokens: list[tuple[int, ...]],
                  sizes: Sequence[int], retrain: Sequence[bool], alphabet_size: int, max_width: int,
-                 seed: int) -> Iterator[Round]:
+                 seed: int, cuts: np.ndarray | None = None) -> Iterator[Round]:
     """Drop active tokens round by round down to each size in `sizes`; `retrain[k]`: retrain
     the embeddings before round k (they are trained before the first pass in any case).
+    `cuts`: pre-token starts inside the pieces (sage_losses), or None.
     `tokens[:alphabet_size]` are the base symbols, never dropped; kept tokens keep their order.
     A round is skipped when the vocabulary, or its active part, is already at or below its size."""
     embeddings, stale = None, True
@@ -94,10 +135,11 @@ def prune_rounds(symbols: array, offsets: array, counts: array, tokens: list[tup
             continue
         if stale:
             # Retraining is put off to the next pass: a skipped round changes no token.
-            embeddings = train_embeddings(greedy_pieces(symbols, offsets, tokens, max_width), counts,
+            embeddings = train_embeddings(greedy_pieces(symbols, offsets, tokens, max_width, cuts), counts,
                                           len(tokens), seed)
             stale = False
-        losses, occurrences, corpus_tokens = sage_losses(symbols, offsets, counts, tokens, embeddings, max_width)
+        losses, occurrences, corpus_tokens = sage_losses(symbols, offsets, counts, tokens, embeddings, max_width,
+                                                           cuts=cuts)
         in_use = [i for i in range(alphabet_size, len(tokens)) if occurrences[i]]
         before = alphabet_size + len(in_use)
         # The official order: smallest loss first, ties by id.
@@ -112,22 +154,29 @@ def prune_rounds(symbols: array, offsets: array, counts: array, tokens: list[tup
                     time.perf_counter() - start)
 
 
-@register_trainer("sage")
+@register_trainer("sage", takes_lines=True)
 def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, special_tokens: Sequence[str],
                          pattern: str, alphabet: Alphabet = BYTES, progress: bool = False,
                          initial_size: int | None = None, max_width: int = 16,
                          schedule: Sequence[int] | None = None,
-                         embeddings_schedule: Sequence[int] | None = None, seed: int = 0) -> Tokenizer:
+                         embeddings_schedule: Sequence[int] | None = None, seed: int = 0,
+                         context: str = "pretoken", lines: Mapping[bytes, int] | None = None) -> Tokenizer:
     """`initial_size` counts the initial BPE vocabulary as vocab_size does (base symbols and
     special tokens included; default 4 x vocab_size, at most 2^18, never below vocab_size).
     `schedule`: the vocab sizes after each round, decreasing to vocab_size (default:
     default_schedule). `embeddings_schedule`: the sizes (initial_size or a size of the schedule)
     at which word2vec is retrained before the round that starts there (default:
     default_embeddings_schedule); embeddings are always trained once at the start. `max_width`:
-    the widest token used, in base symbols (SaGe's max_len). `seed`: word2vec's. The tokenizer
-    segments greedily."""
+    the widest token used, in base symbols (SaGe's max_len). `seed`: word2vec's. `context`:
+    "pretoken" (the pieces are the pre-tokens of `counts`) or "line" (the pieces are `lines`,
+    {line bytes: count}, which tokfx.train passes; module docstring). The initial BPE and the
+    final vocabulary come from `counts` either way. The tokenizer segments greedily."""
     if max_width < 1:
         raise ValueError(f"max_width must be at least 1, got {max_width}")
+    if context not in ("pretoken", "line"):
+        raise ValueError(f"context must be 'pretoken' or 'line', got {context!r}")
+    if context == "line" and lines is None:
+        raise ValueError("context='line' needs the texts' lines: use tokfx.train(texts, ...)")
     specials = list(dict.fromkeys(special_tokens))
     initial_size = resolve_initial_size(initial_size, vocab_size)
     sizes = list(schedule) if schedule is not None else default_schedule(initial_size, vocab_size)
@@ -138,9 +187,13 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     start = time.perf_counter()
     # Sorted: the losses are float sums and word2vec reads sentences in order, so the pieces'
     # order must not depend on how the counts were gathered.
-    words = sorted(counts)
-    symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
-    word_counts = array("q", [counts[w] for w in words])
+    cuts = None
+    if context == "line":
+        symbols, offsets, piece_counts, cuts = line_pieces(lines, PreTokenizer(pattern, specials), alphabet)
+    else:
+        words = sorted(counts)
+        symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
+        piece_counts = array("q", [counts[w] for w in words])
     learned = initial_size - len(specials) - alphabet.size
     initial = token_bytes(train_bpe_merges(counts, learned, alphabet=alphabet, progress=progress),
                           alphabet)[alphabet.size:]
@@ -153,8 +206,8 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     rounds = [size - len(specials) for size in sizes]
     retrain = [before in embedding_sizes for before in [initial_size] + sizes[:-1]]
     active = None
-    for number, done in enumerate(prune_rounds(symbols, offsets, word_counts, tokens, rounds, retrain,
-                                               alphabet.size, max_width, seed), 1):
+    for number, done in enumerate(prune_rounds(symbols, offsets, piece_counts, tokens, rounds, retrain,
+                                               alphabet.size, max_width, seed, cuts), 1):
         tokens = done.tokens
         active = done.active if done.active is not None else active
         if progress:
@@ -166,7 +219,7 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     # The result is the active vocabulary: the tokens of width > 1 the last pass found in use,
     # less those it dropped (or, when no round ran a pass, those the greedy segmentation uses).
     if active is None:
-        used = {i for ids in greedy_pieces(symbols, offsets, tokens, max_width) for i in ids}
+        used = {i for ids in greedy_pieces(symbols, offsets, tokens, max_width, cuts) for i in ids}
         active = [t for i, t in enumerate(tokens) if i >= alphabet.size and i in used]
     tokens = tokens[:alphabet.size] + active
     if progress:
@@ -175,6 +228,7 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     special_ids = {name: len(tokens) + i for i, name in enumerate(specials)}
     all_tokens = [alphabet.token(t) for t in tokens] + [alphabet.token_of_text(name) for name in specials]
     params = {"vocab_size": vocab_size, "initial_size": initial_size, "max_width": max_width,
-              "schedule": sizes, "embeddings_schedule": embedding_sizes, "seed": seed}
+              "schedule": sizes, "embeddings_schedule": embedding_sizes, "seed": seed,
+              "context": context}
     return Tokenizer(all_tokens, [], special_ids, pattern, "sage", params, alphabet,
                      "greedy", {"max_width": max_width})

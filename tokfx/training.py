@@ -5,8 +5,8 @@ import inspect
 from collections.abc import Iterable, Mapping, Sequence
 
 from tokfx.alphabet import BYTES, Alphabet
-from tokfx.pretokenize import count_pretokens, resolve_pattern
-from tokfx.registry import get_trainer
+from tokfx.pretokenize import count_lines, count_pretokens, resolve_pattern
+from tokfx.registry import LINE_TRAINERS, get_trainer
 from tokfx.segmenters import DEFAULT_PARAMS as SEGMENTER_PARAMS
 from tokfx.segmenters import full_segmenter_params
 from tokfx.tokenizer import Tokenizer
@@ -20,7 +20,8 @@ def check_vocab_size(vocab_size: int, special_tokens: Sequence[str], alphabet: A
 
 
 # What every trainer takes (registry.py); the rest of a trainer's keywords are its own params.
-_COMMON = {"counts", "vocab_size", "special_tokens", "pattern", "alphabet", "progress"}
+_COMMON = {"counts", "vocab_size", "special_tokens", "pattern", "alphabet", "progress", "lines"}
+_NEEDS_TEXT = "context='line' needs running text: use tokfx.train(texts, ...), not pre-token counts"
 
 
 def trainer_params(algorithm: str) -> list[str]:
@@ -33,6 +34,8 @@ def training_settings(algorithm: str, segmenter: str | None = None, **options) -
     """`tokfx.train` keywords from command-line options (None: not given): the algorithm's own
     params, and `segmenter` with its params. `max_width` (L) goes to both where they take it."""
     given = {name: value for name, value in options.items() if value is not None}
+    if given.get("context") == "line":  # the CLI and the pipeline train from counts
+        raise ValueError(_NEEDS_TEXT)
     own = trainer_params(algorithm)
     settings = {name: value for name, value in given.items() if name in own}
     if segmenter is not None:
@@ -59,6 +62,8 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     `alphabet`: "bytes", or "cjk" (CJK_REMAP.md) with `cjk_groups` (default 0x39, 0x3A, 0x3B).
     `params`: the algorithm's own (`trainer_params`). `segmenter`: segment with this instead of
     the algorithm's own (Tokenizer.with_segmenter, with `segmenter_params`).
+    `context="line"` (for trainers registered with takes_lines, e.g. sage): the trainer also
+    gets the texts' line counts (`count_lines`); it needs texts, not counts.
     """
     base = Alphabet.named(alphabet, cjk_groups)
     trainer = get_trainer(algorithm)
@@ -70,12 +75,21 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     check_vocab_size(vocab_size, special_tokens, base)
     if segmenter is not None:
         full_segmenter_params(segmenter, segmenter_params)  # a bad name fails now, not after training
+    extra = {}
+    if params.get("context") == "line":
+        if algorithm not in LINE_TRAINERS:
+            raise ValueError(f"algorithm {algorithm!r} cannot learn from lines (context='line')")
+        if isinstance(texts_or_counts, Mapping):
+            raise ValueError(_NEEDS_TEXT)
+        # Read twice: for the pre-token counts and the line counts.
+        texts_or_counts = [texts_or_counts] if isinstance(texts_or_counts, str) else list(texts_or_counts)
+        extra["lines"] = count_lines(texts_or_counts, special_tokens)
     if isinstance(texts_or_counts, Mapping):
         counts = texts_or_counts
     else:
         counts = count_pretokens(texts_or_counts, pattern, special_tokens)
     tokenizer = trainer(counts, vocab_size=vocab_size, special_tokens=tuple(special_tokens),
-                        pattern=pattern, alphabet=base, progress=progress, **params)
+                        pattern=pattern, alphabet=base, progress=progress, **params, **extra)
     if segmenter is not None:
         tokenizer = tokenizer.with_segmenter(segmenter, **(segmenter_params or {}))
     return tokenizer

@@ -1,8 +1,9 @@
 """Token embeddings for SaGe: skip-gram word2vec (gensim, the optional extra `tokfx[sage]`) over
 pieces tokenized into token ids, each piece a sentence repeated its count times (shuffled).
 
-SaGe's own code trains on the corpus lines; our trainers see only `{pre-token: count}`, so a
-sentence is one pre-token and word2vec's context never crosses a pre-token *(ours)*. Tokens that
+SaGe's own code trains on the corpus lines, as `context="line"` does (a sentence is a line); with
+`context="pretoken"` a sentence is one pre-token and word2vec's context never crosses a pre-token
+*(ours)*. Tokens that
 never occur get small uniform vectors in [-0.5/dim, 0.5/dim), as the official code does.
 """
 from __future__ import annotations

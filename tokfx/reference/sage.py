@@ -1,5 +1,6 @@
 """Pure-Python twin of tokfx._shortest_path.sage_losses: the SaGe ablation loss of every token
-over pieces of base symbols with counts (ALGORITHMS.md, SaGe; context within a piece)."""
+over pieces of base symbols with counts (ALGORITHMS.md, SaGe; context within a piece, greedy
+segmentation and ablation within a pre-token when the piece is cut into pre-tokens)."""
 from __future__ import annotations
 
 import math
@@ -45,18 +46,27 @@ def ablate(symbols: Sequence[int], tokens, max_width: int, start: int, width: in
     return out, base_starts.index(i)
 
 
+def pretoken_ends(cut: Sequence[int] | None, n: int) -> list[int]:
+    """The end of each pre-token of a piece of n symbols: before every flagged symbol
+    (cut[i] true, i > 0), and n."""
+    return [i for i in range(1, n) if cut is not None and cut[i]] + [n]
+
+
 def piece_losses(symbols: Sequence[int], tokens, embeddings, max_width: int = 16,
-                 context: int = 2) -> list[tuple[int, float]]:
+                 context: int = 2, cut: Sequence[int] | None = None) -> list[tuple[int, float]]:
     """(token id, base pair sum - ablated pair sum) for each occurrence of width > 1 of the
-    greedy segmentation of one piece, in order."""
-    base = segment(symbols, tokens, max_width, "greedy")
+    greedy segmentation of one piece (each of its pre-tokens apart), in order."""
+    ends = pretoken_ends(cut, len(symbols))
+    base = [(s + begin, e + begin, t) for begin, end in zip([0] + ends, ends)
+            for s, e, t in segment(symbols[begin:end], tokens, max_width, "greedy")]
     ids = [t for _, _, t in base]
     starts = [s for s, _, _ in base] + [len(symbols)]
     out = []
     for loc, (s, e, t) in enumerate(base):
         if e - s < 2:
             continue
-        ablated, beyond = ablate(symbols, tokens, max_width, s, e - s, starts)
+        end = next(end for end in ends if end > s)
+        ablated, beyond = ablate(symbols[:end], tokens, max_width, s, e - s, starts)
         left, right = max(0, loc - context), min(len(ids), beyond + context)
         with_t = pair_sum(ids[left:right], loc - left, beyond - left, embeddings, context)
         sequence = ids[left:loc] + ablated + ids[beyond:right]
@@ -66,12 +76,17 @@ def piece_losses(symbols: Sequence[int], tokens, embeddings, max_width: int = 16
 
 
 def sage_losses(pieces: Sequence[Sequence[int]], counts: Sequence[int], tokens, embeddings,
-                max_width: int = 16, context: int = 2) -> tuple[list[float], list[int], int]:
-    """(loss per token id, occurrences of width > 1 per token id, corpus token count)."""
+                max_width: int = 16, context: int = 2,
+                cuts: Sequence[Sequence[int]] | None = None) -> tuple[list[float], list[int], int]:
+    """(loss per token id, occurrences of width > 1 per token id, corpus token count);
+    `cuts[k]`: piece k's flags, one per symbol, true where a pre-token starts."""
     losses, occurrences, total = [0.0] * len(tokens), [0] * len(tokens), 0
-    for symbols, count in zip(pieces, counts):
-        total += count * len(segment(symbols, tokens, max_width, "greedy"))
-        for t, loss in piece_losses(symbols, tokens, embeddings, max_width, context):
+    for k, (symbols, count) in enumerate(zip(pieces, counts)):
+        cut = None if cuts is None else cuts[k]
+        ends = pretoken_ends(cut, len(symbols))
+        total += count * sum(len(segment(symbols[begin:end], tokens, max_width, "greedy"))
+                             for begin, end in zip([0] + ends, ends))
+        for t, loss in piece_losses(symbols, tokens, embeddings, max_width, context, cut):
             losses[t] += count * loss
             occurrences[t] += count
     return losses, occurrences, total
