@@ -13,11 +13,10 @@ import time
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 
 from tokfx._shortest_path import mi_pass, top_ngrams
 from tokfx.alphabet import BYTES, Alphabet
-from tokfx.bpe_trainer import token_bytes, train_bpe_merges
+from tokfx.bpe_trainer import packed_words, token_bytes, train_bpe_merges
 from tokfx.registry import register_trainer
 from tokfx.tokenizer import Tokenizer
 
@@ -106,9 +105,7 @@ def train_pathpiece_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int,
     check_schedule(sizes, initial_size, vocab_size)
 
     start = time.perf_counter()
-    words = list(counts.keys())
-    symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
-    word_counts = array("q", counts.values())
+    symbols, offsets, word_counts = packed_words(counts, alphabet)
     learned = initial_size - len(specials) - alphabet.size
     if initial_vocab == "bpe":
         initial = token_bytes(train_bpe_merges(counts, learned, alphabet=alphabet, progress=progress),

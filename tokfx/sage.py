@@ -21,13 +21,12 @@ import time
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 
 import numpy as np
 
 from tokfx._shortest_path import PathSegmenter, sage_losses
 from tokfx.alphabet import BYTES, Alphabet
-from tokfx.bpe_trainer import token_bytes, train_bpe_merges
+from tokfx.bpe_trainer import packed_words, token_bytes, train_bpe_merges
 from tokfx.pathpiece import check_schedule, resolve_initial_size
 from tokfx.pretokenize import PreTokenizer
 from tokfx.registry import register_trainer
@@ -191,9 +190,7 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     if context == "line":
         symbols, offsets, piece_counts, cuts = line_pieces(lines, PreTokenizer(pattern, specials), alphabet)
     else:
-        words = sorted(counts)
-        symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
-        piece_counts = array("q", [counts[w] for w in words])
+        symbols, offsets, piece_counts = packed_words(dict(sorted(counts.items())), alphabet)
     learned = initial_size - len(specials) - alphabet.size
     initial = token_bytes(train_bpe_merges(counts, learned, alphabet=alphabet, progress=progress),
                           alphabet)[alphabet.size:]
