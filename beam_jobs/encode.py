@@ -14,6 +14,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.utils.shared import Shared
 
+from tokfx.corpus import utf8_length
 from tokfx.shards import shard_index
 from tokfx.tokenizer_files import tokenizer_from_dict
 
@@ -38,7 +39,7 @@ class _Encode(beam.DoFn):
         self.tokens.inc(len(ids))
         self.usec.inc(int((time.perf_counter() - start) * 1e6))
         yield shard_index(doc.id, self.num_shards), (doc.id, array("i", ids).tobytes(),
-                                                     doc.source, len(doc.text.encode("utf-8")))
+                                                     doc.source, utf8_length(doc.text))
 
 
 class TokenizeDocs(beam.PTransform):

@@ -14,7 +14,8 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from tokfx.chunking import find_chunk_boundaries
-from tokfx.corpus import CorpusError, Document, Rejection, is_jsonl, read_jsonl, split_text_documents
+from tokfx.corpus import (CorpusError, Document, Rejection, is_jsonl, read_jsonl, split_text_documents,
+                          utf8_length)
 from beam_jobs.files import open_raw
 
 REJECTED = "rejected"
@@ -99,7 +100,7 @@ class _ReadTask(beam.DoFn):
                 break
             if isinstance(item, Document):
                 documents += 1
-                size += len(item.text.encode("utf-8"))
+                size += utf8_length(item.text)
                 yield item
             else:
                 rejected += 1

@@ -83,6 +83,11 @@ class Document(NamedTuple):
     source: str
 
 
+def utf8_length(text: str) -> int:
+    """len(text.encode("utf-8")), without the copy for ASCII text (isascii() reads a flag)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
 class Rejection(NamedTuple):
     """A record (or a whole file, line None) that could not be read, and why."""
     file: str

@@ -17,6 +17,7 @@ from itertools import product
 from tokfx._neighbours import NeighbourPairs
 
 from tokfx.alphabet import Alphabet
+from tokfx.corpus import utf8_length
 from tokfx.pretokenize import PreTokenizer
 from tokfx.tokenizer import Tokenizer
 
@@ -187,7 +188,7 @@ class CorpusStats:
         ids = self.tokenizer.encode_ordinary(text)
         self.documents += 1
         self.characters += len(text)
-        self.bytes += len(text.encode("utf-8"))
+        self.bytes += utf8_length(text)
         self.words += word_count(text)
         self.counts.update(ids)
         self.neighbours.add(array("i", ids))
