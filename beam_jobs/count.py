@@ -36,24 +36,25 @@ def split_counts(counts: dict[bytes, int], parts: int = PARTS) -> dict[int, dict
 
 
 class _CountInBundle(beam.DoFn):
-    def __init__(self, pattern: str, special_tokens: tuple[str, ...]):
-        self.pattern, self.special_tokens = pattern, special_tokens
-        self.pretokens = Metrics.counter("tokfx", "pretokens")
+    def __init__(self, pattern: str, special_tokens: tuple[str, ...], lines: bool):
+        self.pattern, self.special_tokens, self.lines = pattern, special_tokens, lines
+        self.units = Metrics.counter("tokfx", "lines" if lines else "pretokens")
         self.usec = Metrics.counter("tokfx", "usec_count")
 
     def setup(self):
         self.pretokenizer = PreTokenizer(self.pattern, self.special_tokens)
+        self.count_into = self.pretokenizer.count_lines_into if self.lines else self.pretokenizer.count_into
 
     def start_bundle(self):
         self.counts: dict[bytes, int] = {}
 
     def process(self, doc):
         start = time.perf_counter()
-        self.pretokenizer.count_into(doc.text, self.counts)
+        self.count_into(doc.text, self.counts)
         self.usec.inc(int((time.perf_counter() - start) * 1e6))
 
     def finish_bundle(self):
-        self.pretokens.inc(sum(self.counts.values()))
+        self.units.inc(sum(self.counts.values()))
         for item in split_counts(self.counts).items():
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
         self.counts = {}
@@ -119,16 +120,22 @@ def _at_least(counts: dict[bytes, int], min_count: int) -> dict[bytes, int]:
 
 
 class CountPretokens(beam.PTransform):
-    """Documents -> a single element: the {pretoken: count} dict that training starts from."""
+    """Documents -> a single element: the {pretoken: count} dict that training starts from.
 
-    def __init__(self, pattern="gpt2", special_tokens=(), min_count=1, max_pretokens=None):
+    With `lines`, the {line: count} dict instead (PreTokenizer.count_lines_into: what SaGe's
+    context="line" trains on besides the pre-tokens); `min_count` and `max_pretokens` then do
+    not apply."""
+
+    def __init__(self, pattern="gpt2", special_tokens=(), min_count=1, max_pretokens=None, lines=False):
         super().__init__()
+        if lines and (min_count > 1 or max_pretokens is not None):
+            raise ValueError("lines are counted without pruning (min_count, max_pretokens)")
         self.pattern, self.special_tokens = pattern, tuple(special_tokens)
-        self.min_count, self.max_pretokens = min_count, max_pretokens
+        self.min_count, self.max_pretokens, self.lines = min_count, max_pretokens, lines
 
     def expand(self, documents):
         parts = (documents
-                 | "CountInBundle" >> beam.ParDo(_CountInBundle(self.pattern, self.special_tokens))
+                 | "CountInBundle" >> beam.ParDo(_CountInBundle(self.pattern, self.special_tokens, self.lines))
                  | "Sum" >> beam.CombinePerKey(_SumCounts())
                  | "MinCount" >> beam.Map(lambda kv, n: _at_least(kv[1], n), self.min_count))
         # An empty part makes the funnel's output exist for an empty corpus too. (The default

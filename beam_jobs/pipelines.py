@@ -89,7 +89,7 @@ def _training_settings(opts: TokfxOptions) -> dict:
     return training_settings(opts.algorithm, opts.segmenter, initial_vocab=opts.initial_vocab,
                              initial_size=opts.initial_size, schedule=opts.schedule,
                              max_width=opts.max_width, seed=opts.seed,
-                             embeddings_schedule=opts.embeddings_schedule)
+                             embeddings_schedule=opts.embeddings_schedule, context=opts.context)
 
 
 def _write(docs_and_rejected, keyed, opts, tokenizer_file, config):
@@ -137,12 +137,15 @@ def build_run(p, opts: TokfxOptions) -> None:
     if fraction:
         training_docs = read["documents"] | "NotHeldOut" >> beam.Filter(
             lambda doc: not is_held_out(doc.id, fraction))
+    lines = None
+    if params.get("context") == "line":
+        lines = training_docs | "CountLines" >> CountPretokens(opts.pattern, _special_tokens(opts), lines=True)
     tokenizer_file = (_count(training_docs, opts)
                       | "TrainVocab" >> TrainVocab(
                           FileSystems.join(opts.output, TOKENIZER_DIR), algorithm=opts.algorithm,
                           vocab_size=opts.vocab_size, special_tokens=_special_tokens(opts),
                           pattern=opts.pattern, alphabet=alphabet, progress=not opts.quiet,
-                          params=params))
+                          params=params, lines=lines))
     if fraction:
         # Held-out documents are still encoded into the shards below; only training skips them.
         (read["documents"]

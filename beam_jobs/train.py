@@ -1,4 +1,5 @@
-"""TrainVocab: the one {pretoken: count} dict -> a trained tokenizer, saved to a directory.
+"""TrainVocab: the one {pretoken: count} dict (and, for SaGe's context="line", the one
+{line: count} dict) -> a trained tokenizer, saved to a directory.
 
 Runs in one reducer. The counts are sorted first, so the trainer sees the same input whatever
 order the workers delivered them in. Emits (tokenizer hash, tokfx.json bytes) for the
@@ -20,9 +21,10 @@ from tokfx.training import train
 from beam_jobs.files import publish
 
 
-def _train_and_save(counts: dict, output_dir: str, settings: dict):
+def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict | None = None):
     start = time.perf_counter()
-    tokenizer = train(dict(sorted(counts.items())), **settings)
+    tokenizer = train(dict(sorted(counts.items())), lines=dict(sorted(lines.items())) if lines is not None else None,
+                      **settings)
     with tempfile.TemporaryDirectory() as local:
         tokenizer.save(local)
         for path in sorted(Path(local).iterdir()):
@@ -31,14 +33,19 @@ def _train_and_save(counts: dict, output_dir: str, settings: dict):
     return tokenizer_hash(tokenizer), tokenizer_json_bytes(tokenizer)
 
 
+def _train_on_both(both: dict, output_dir: str, settings: dict):
+    return _train_and_save(both["counts"], output_dir, settings, both["lines"])
+
+
 class TrainVocab(beam.PTransform):
     def __init__(self, output_dir: str, *, algorithm="bpe", vocab_size=2000, special_tokens=(),
                  pattern="gpt2", alphabet: Alphabet = BYTES, progress: bool = False,
-                 params=None):
+                 params=None, lines=None):
         """params: more `tokfx.train` keywords (the algorithm's own, `segmenter`, ...; see
-        tokfx.training.training_settings)."""
+        tokfx.training.training_settings). lines: with params context="line", the PCollection
+        of the one {line: count} dict (CountPretokens(lines=True))."""
         super().__init__()
-        self.output_dir = output_dir
+        self.output_dir, self.lines = output_dir, lines
         self.settings = {"algorithm": algorithm, "vocab_size": vocab_size,
                          "special_tokens": tuple(special_tokens), "pattern": pattern,
                          "alphabet": alphabet.name,
@@ -46,4 +53,12 @@ class TrainVocab(beam.PTransform):
                          "progress": progress, **(params or {})}
 
     def expand(self, counts):
-        return counts | "Train" >> beam.Map(_train_and_save, self.output_dir, self.settings)
+        if self.lines is None:
+            return counts | "Train" >> beam.Map(_train_and_save, self.output_dir, self.settings)
+        # Both single elements meet in one reducer (a side input would size the line table
+        # object by object).
+        both = ((counts | "TagCounts" >> beam.Map(lambda c: ("counts", c)),
+                 self.lines | "TagLines" >> beam.Map(lambda c: ("lines", c)))
+                | "Both" >> beam.Flatten()
+                | "Together" >> beam.combiners.ToDict())
+        return both | "Train" >> beam.Map(_train_on_both, self.output_dir, self.settings)

@@ -233,6 +233,25 @@ def test_sage_training_params_pass_through_the_pipeline(corpus, tmp_path):
                                               "embeddings_schedule": [600, 500]}
 
 
+def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path):
+    # The pipeline counts the documents' lines beside their pre-tokens and SaGe trains on both:
+    # the same tokenizer as tokfx.train over the texts with context="line".
+    out = tmp_path / "sage-line"
+    counters = run_pipeline(corpus[0], out, "--algorithm", "sage", "--initial-size", "600",
+                            "--schedule", "500,400", "--embeddings-schedule", "600,500", "--context", "line")
+    texts = list(corpus[1].values())
+    settings = dict(vocab_size=VOCAB, special_tokens=[EOT], initial_size=600, schedule=[500, 400],
+                    embeddings_schedule=[600, 500])
+    expected = tokfx.train(texts, "sage", context="line", **settings)
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    assert expected.tokens != tokfx.train(texts, "sage", **settings).tokens  # the context matters
+    assert counters["lines"] == sum(tokfx.pretokenize.count_lines(texts, [EOT]).values())
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["training"]["context"] == "line"
+    with pytest.raises(ValueError, match="context does not apply to algorithm 'bpe'"):
+        run_pipeline(corpus[0], tmp_path / "bpe-line", "--context", "line")
+
+
 def test_pathpiece_training_params_pass_through_the_pipeline(corpus, tmp_path):
     out = tmp_path / "pp"
     run_pipeline(corpus[0], out, "--algorithm", "pathpiece", "--pattern", "firstspace",

@@ -1,5 +1,6 @@
 """SaGe vocabulary construction: schedules, round invariants and drops against the pure-Python
 loss, the trained tokenizer, CLI and pipeline routing."""
+import json
 from array import array
 from itertools import accumulate
 
@@ -12,10 +13,12 @@ from tokfx import Tokenizer
 from tokfx.cli import main
 from tokfx.reference import sage as ref
 from tokfx.alphabet import BYTES
+from tokfx.parallel_count import count_lines_file
 from tokfx.pretokenize import PreTokenizer, count_lines
 from tokfx.reference.pathpiece import segment
 from tokfx.sage import (default_embeddings_schedule, default_schedule, greedy_pieces, line_pieces, prune_rounds,
                         train_sage_tokenizer)
+from tokfx.tokenizer_files import tokenizer_json_bytes
 from tokfx.training import training_settings
 
 EOT = "<|endoftext|>"
@@ -139,6 +142,25 @@ def test_cli_trains_sage_with_its_options(tmp_path):
     assert max(len(t) for t in tok.tokens[:-1]) <= 8
 
 
+def test_cli_trains_sage_over_lines_from_corpus_files(tmp_path, english, capsys):
+    # A .txt file (read in ranges, cut at special tokens or newlines) and a .jsonl file: the
+    # CLI counts their lines beside the pre-tokens, as tokfx.train does over the texts.
+    txt, jsonl = tmp_path / "a.txt", tmp_path / "b.jsonl"
+    txt.write_text(english[:20_000] + EOT + english[20_000:30_000], encoding="utf-8")
+    jsonl.write_text("".join(json.dumps({"text": english[i:i + 4000]}) + "\n" for i in range(30_000, 50_000, 4000)),
+                     encoding="utf-8")
+    texts = [txt.read_text(encoding="utf-8")] + [english[i:i + 4000] for i in range(30_000, 50_000, 4000)]
+    assert count_lines_file(txt, [EOT], range_bytes=3000) == count_lines(texts[0], [EOT])
+    options = ["--algorithm", "sage", "--vocab-size", "500", "--initial-size", "800", "--schedule", "650,500",
+               "--embeddings-schedule", "800,650", "--context", "line"]
+    assert main(["train", str(txt), str(jsonl), "-o", str(tmp_path / "tok"), "-q", *options]) == 0
+    expected = tokfx.train(texts, "sage", vocab_size=500, initial_size=800, schedule=[650, 500],
+                           embeddings_schedule=[800, 650], context="line", special_tokens=[EOT])
+    assert (tmp_path / "tok" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    assert main(["train", "--counts", str(tmp_path / "c.parquet"), "-o", str(tmp_path / "x"), "-q", *options]) == 2
+    assert "--context line needs the corpus files: a counts file has no lines" in capsys.readouterr().err
+
+
 def test_lines_are_counted_between_special_tokens_up_to_each_newline():
     # "ab\n" | "cd" (cut by the special token) | "ab\n" | "\n" | "x" (no newline at the end).
     assert count_lines(f"ab\ncd{EOT}ab\n\nx", [EOT]) == {b"ab\n": 2, b"cd": 1, b"\n": 1, b"x": 1}
@@ -190,8 +212,12 @@ def test_context_line_trains_from_texts_only(english, tmp_path):
     counts = tokfx.count_pretokens(english, "gpt2", [EOT])
     with pytest.raises(ValueError, match="needs running text"):
         tokfx.train(counts, "sage", context="line", **settings)
-    with pytest.raises(ValueError, match="needs running text"):
-        training_settings("sage", None, context="line")
+    # Counts with their line counts (what the CLI and the pipeline count) give the same tokenizer.
+    with_lines = tokfx.train(counts, "sage", context="line", lines=count_lines(english, [EOT]), **settings)
+    assert tokenizer_json_bytes(with_lines) == tokenizer_json_bytes(tok)
+    with pytest.raises(ValueError, match="lines are only read with context='line'"):
+        tokfx.train(counts, "sage", lines=count_lines(english, [EOT]), **settings)
+    assert training_settings("sage", None, context="line") == {"context": "line"}
     with pytest.raises(ValueError, match="context must be"):
         tokfx.train(english, "sage", context="document", **settings)
     with pytest.raises(ValueError, match="needs the texts' lines"):

@@ -19,7 +19,7 @@ from pathlib import Path
 from tokfx.alphabet import Alphabet, parse_groups
 from tokfx.counts_file import read_counts
 from tokfx.corpus import CorpusError, is_jsonl, iter_jsonl_texts, read_text_file
-from tokfx.parallel_count import add_counts, count_pretokens_file
+from tokfx.parallel_count import add_counts, count_lines_file, count_pretokens_file
 from tokfx.pretokenize import PreTokenizer, resolve_pattern
 from tokfx.registry import TRAINERS
 from tokfx.segmenters import SEGMENTERS
@@ -40,7 +40,9 @@ def _log(args, message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-def _count_files(args, files: list[Path], special_tokens: list[str]) -> dict[bytes, int]:
+def _count_files(args, files: list[Path], special_tokens: list[str],
+                 lines: dict[bytes, int] | None = None) -> dict[bytes, int]:
+    """The files' pre-token counts; with `lines`, their line counts are added into it too."""
     counts: dict[bytes, int] = {}
     pretokenizer = PreTokenizer(args.pattern, special_tokens)
     for path in files:
@@ -51,10 +53,14 @@ def _count_files(args, files: list[Path], special_tokens: list[str]) -> dict[byt
             docs = 0
             for _, text in iter_jsonl_texts(path, args.text_field):
                 pretokenizer.count_into(text, counts)
+                if lines is not None:
+                    pretokenizer.count_lines_into(text, lines)
                 docs += 1
             what = f"{docs:,} documents"
         else:
             add_counts(counts, count_pretokens_file(path, args.pattern, special_tokens, args.processes))
+            if lines is not None:
+                add_counts(lines, count_lines_file(path, special_tokens))
             what = f"{path.stat().st_size:,} bytes"
         _log(args, f"counted {path} ({what}) in {time.perf_counter() - start:.2f} s")
     return counts
@@ -68,21 +74,25 @@ def cmd_train(args) -> None:
     settings = training_settings(args.algorithm, args.segmenter, initial_vocab=args.initial_vocab,
                                  initial_size=args.initial_size, schedule=args.schedule,
                                  max_width=args.max_width, seed=args.seed,
-                                 embeddings_schedule=args.embeddings_schedule)
+                                 embeddings_schedule=args.embeddings_schedule, context=args.context)
+    lines = {} if settings.get("context") == "line" else None
     start = time.perf_counter()
     if args.counts:
         if args.files:
             raise ValueError("give corpus files or --counts, not both")
+        if lines is not None:
+            raise ValueError("--context line needs the corpus files: a counts file has no lines")
         counts = read_counts(args.counts)
         _log(args, f"read counts from {args.counts}")
     else:
         files = [Path(f) for f in args.files] or sample_corpus()
         if not args.files:
             _log(args, f"no input files given: training on the sample corpus ({len(files)} shards)")
-        counts = _count_files(args, files, special_tokens)
-    _log(args, f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all")
+        counts = _count_files(args, files, special_tokens, lines)
+    _log(args, f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all"
+               + (f"; {len(lines):,} distinct lines" if lines is not None else ""))
     tokenizer = train(counts, args.algorithm, args.vocab_size, special_tokens, args.pattern,
-                      alphabet.name, args.cjk_groups, progress=not args.quiet, **settings)
+                      alphabet.name, args.cjk_groups, progress=not args.quiet, lines=lines, **settings)
     tokenizer.save(args.output)
     if alphabet.name != "bytes":
         _log(args, f"{args.alphabet} alphabet: wrote tokfx.json only (GPT-2 and Hugging Face files"
@@ -208,6 +218,9 @@ def add_pathpiece_arguments(parser) -> None:
     parser.add_argument("--embeddings-schedule", type=_sizes, default=None,
                         help="sage: vocab sizes (the initial size or sizes of --schedule) at which"
                              " word2vec is retrained (default: the official multiples of --vocab-size)")
+    parser.add_argument("--context", choices=["pretoken", "line"], default=None,
+                        help="sage: word2vec and the ablation see one pre-token (default) or the"
+                             " whole line (as the official code; the corpus's lines are counted too)")
 
 
 def build_parser() -> argparse.ArgumentParser:

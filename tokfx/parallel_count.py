@@ -1,4 +1,5 @@
-"""Count the pre-tokens of one large text file with several processes."""
+"""Count the pre-tokens of one large text file with several processes (and its lines, range by
+range)."""
 from __future__ import annotations
 
 import os
@@ -61,3 +62,16 @@ def count_pretokens_file(path: str | os.PathLike, pattern: str = "gpt2",
         for part in pool.map(_count_range, *args):
             add_counts(total, part)
     return total
+
+
+def count_lines_file(path: str | os.PathLike, special_tokens: Sequence[str] = (),
+                     range_bytes: int = 32 << 20) -> dict[bytes, int]:
+    """{line bytes: count} of a whole text file (PreTokenizer.count_lines_into), read a range at a
+    time; a range ends at a special token or just after a newline, so no line is cut."""
+    pretokenizer = PreTokenizer("gpt2", special_tokens)
+    with open(path, "rb") as f:
+        bounds = find_chunk_boundaries(f, max(1, -(-os.path.getsize(path) // range_bytes)), special_tokens)
+    lines: dict[bytes, int] = {}
+    for start, end in zip(bounds, bounds[1:]):
+        pretokenizer.count_lines_into(read_text_range(path, start, end), lines)
+    return lines

@@ -21,7 +21,8 @@ def check_vocab_size(vocab_size: int, special_tokens: Sequence[str], alphabet: A
 
 # What every trainer takes (registry.py); the rest of a trainer's keywords are its own params.
 _COMMON = {"counts", "vocab_size", "special_tokens", "pattern", "alphabet", "progress", "lines"}
-_NEEDS_TEXT = "context='line' needs running text: use tokfx.train(texts, ...), not pre-token counts"
+_NEEDS_TEXT = ("context='line' needs running text: tokfx.train(texts, ...), or the counts with the"
+               " texts' line counts (lines=count_lines(texts))")
 
 
 def trainer_params(algorithm: str) -> list[str]:
@@ -34,8 +35,6 @@ def training_settings(algorithm: str, segmenter: str | None = None, **options) -
     """`tokfx.train` keywords from command-line options (None: not given): the algorithm's own
     params, and `segmenter` with its params. `max_width` (L) goes to both where they take it."""
     given = {name: value for name, value in options.items() if value is not None}
-    if given.get("context") == "line":  # the CLI and the pipeline train from counts
-        raise ValueError(_NEEDS_TEXT)
     own = trainer_params(algorithm)
     settings = {name: value for name, value in given.items() if name in own}
     if segmenter is not None:
@@ -53,7 +52,8 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
           vocab_size: int = 32000, special_tokens: Sequence[str] = ("<|endoftext|>",),
           pattern: str = "gpt2", alphabet: str = "bytes", cjk_groups: Sequence[int] | None = None,
           progress: bool = False, segmenter: str | None = None,
-          segmenter_params: Mapping | None = None, **params) -> Tokenizer:
+          segmenter_params: Mapping | None = None, lines: Mapping[bytes, int] | None = None,
+          **params) -> Tokenizer:
     """Train a tokenizer with the named algorithm.
 
     `texts_or_counts`: a text, an iterable of texts (special tokens in them are split out and
@@ -63,7 +63,8 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     `params`: the algorithm's own (`trainer_params`). `segmenter`: segment with this instead of
     the algorithm's own (Tokenizer.with_segmenter, with `segmenter_params`).
     `context="line"` (for trainers registered with takes_lines, e.g. sage): the trainer also
-    gets the texts' line counts (`count_lines`); it needs texts, not counts.
+    gets the texts' line counts (`count_lines`); from counts, give them as `lines` (the CLI and
+    the pipeline count both in one pass).
     """
     base = Alphabet.named(alphabet, cjk_groups)
     trainer = get_trainer(algorithm)
@@ -80,10 +81,15 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
         if algorithm not in LINE_TRAINERS:
             raise ValueError(f"algorithm {algorithm!r} cannot learn from lines (context='line')")
         if isinstance(texts_or_counts, Mapping):
-            raise ValueError(_NEEDS_TEXT)
-        # Read twice: for the pre-token counts and the line counts.
-        texts_or_counts = [texts_or_counts] if isinstance(texts_or_counts, str) else list(texts_or_counts)
-        extra["lines"] = count_lines(texts_or_counts, special_tokens)
+            if lines is None:
+                raise ValueError(_NEEDS_TEXT)
+            extra["lines"] = lines
+        else:
+            # Read twice: for the pre-token counts and the line counts.
+            texts_or_counts = [texts_or_counts] if isinstance(texts_or_counts, str) else list(texts_or_counts)
+            extra["lines"] = count_lines(texts_or_counts, special_tokens)
+    elif lines is not None:
+        raise ValueError("lines are only read with context='line'")
     if isinstance(texts_or_counts, Mapping):
         counts = texts_or_counts
     else:
