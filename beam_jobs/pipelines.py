@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 import tempfile
 import time
@@ -242,7 +243,12 @@ def run(command: str, argv: list[str]):
         _show_progress()
     start = time.perf_counter()
     p = beam.Pipeline(options=options)
-    BUILDERS[command](p, opts)  # checks the settings: a refused run deletes nothing
+    try:
+        BUILDERS[command](p, opts)  # checks the settings: a refused run deletes nothing
+    except BaseException:
+        # Beam removes the pipeline's local temp folder in run() only.
+        shutil.rmtree(p.local_tempdir, ignore_errors=True)
+        raise
     if command in WRITES:
         _clear_previous_output(opts.output, command)
     result = p.run()

@@ -295,3 +295,15 @@ def test_a_new_run_replaces_what_an_old_one_wrote(corpus, first_run, tmp_path):
     assert (out / "tokenizer" / "tokfx.json").exists()
     assert sorted(p.name for p in (out / "shards").glob("*.parquet")) == [
         "shard-00000-of-00002.parquet", "shard-00001-of-00002.parquet"]
+
+
+def test_a_refused_run_leaves_no_temp_folder(corpus, tmp_path, monkeypatch):
+    # Beam makes a local temp folder with every Pipeline and removes it in run(); a run whose
+    # settings are refused never gets there.
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(ValueError, match="context does not apply"):
+        run_pipeline(corpus[0], tmp_path / "out", "--context", "line")
+    assert not list(tmp_path.glob("beam-pipeline-temp*"))
+    run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "c.parquet"), "-q"])
+    assert not list(tmp_path.glob("beam-pipeline-temp*"))
