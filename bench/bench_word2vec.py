@@ -20,7 +20,7 @@ from bench_sage import anchor_text  # noqa: E402
 
 import tokfx  # noqa: E402
 from tokfx.word2vec import (ALPHA, DIMENSION, EPOCHS, NEGATIVE, WINDOW, initial_vectors,  # noqa: E402
-                            sentence_order, train_embeddings)
+                            nearest_neighbours, neighbour_agreement, sentence_order, train_embeddings)
 
 
 def gensim_embeddings(sentences: list[list[int]], vocab_size: int, seed: int) -> np.ndarray:
@@ -32,17 +32,6 @@ def gensim_embeddings(sentences: list[list[int]], vocab_size: int, seed: int) ->
     for key, row in model.wv.key_to_index.items():
         out[int(key)] = model.wv.vectors[row]
     return out
-
-
-def neighbours(vectors: np.ndarray, rows: np.ndarray, k: int = 10) -> list[set[int]]:
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-    similar = unit[rows] @ unit.T
-    similar[np.arange(len(rows)), rows] = -np.inf
-    return [set(np.argsort(-row)[:k].tolist()) for row in similar]
-
-
-def overlap(a: list[set[int]], b: list[set[int]]) -> float:
-    return float(np.mean([len(x & y) / len(x) for x, y in zip(a, b)]))
 
 
 def main() -> None:
@@ -72,11 +61,12 @@ def main() -> None:
           f"({medians['gensim'] / medians['ours']:.1f}x faster)")
     frequency = np.bincount([i for s in sentences for i in s], minlength=args.vocab_size)
     frequent = np.argsort(-frequency)[:200]
-    near = {key: neighbours(v, frequent) for key, v in vectors.items()}
+    near = {key: nearest_neighbours(v, frequent) for key, v in vectors.items()}
     if args.runs >= 2:
-        print(f"10-nearest-neighbour agreement: gensim seed 1 vs 2 {overlap(near['gensim', 0], near['gensim', 1]):.3f},"
-              f" ours seed 1 vs 2 {overlap(near['ours', 0], near['ours', 1]):.3f}, ours vs gensim "
-              f"{np.mean([overlap(near['ours', a], near['gensim', b]) for a in range(2) for b in range(2)]):.3f}")
+        agree = neighbour_agreement
+        across = np.mean([agree(near["ours", a], near["gensim", b]) for a in range(2) for b in range(2)])
+        print(f"10-nearest-neighbour agreement: gensim seed 1 vs 2 {agree(near['gensim', 0], near['gensim', 1]):.3f},"
+              f" ours seed 1 vs 2 {agree(near['ours', 0], near['ours', 1]):.3f}, ours vs gensim {across:.3f}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ import tokfx
 from conftest import fixture_path
 from tokfx._word2vec import sigmoid_table, train_skipgram
 from tokfx.reference import word2vec as ref
-from tokfx.word2vec import DIMENSION, initial_vectors, sentence_order, train_embeddings
+from tokfx.word2vec import (DIMENSION, initial_vectors, nearest_neighbours, neighbour_agreement, sentence_order,
+                            train_embeddings)
 
 
 def run_both(sentences, counts, n_tokens, dim, window, negative, epochs, sample, seed):
@@ -93,17 +94,6 @@ def test_tokens_absent_from_the_corpus_keep_small_uniform_vectors():
         assert np.abs(e[present] - start[present]).max() > 1e-3  # trained
 
 
-def neighbours(vectors: np.ndarray, rows: np.ndarray, k: int) -> list[set[int]]:
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-    similar = unit[rows] @ unit.T
-    similar[np.arange(len(rows)), rows] = -np.inf
-    return [set(np.argsort(-row)[:k].tolist()) for row in similar]
-
-
-def overlap(a: list[set[int]], b: list[set[int]]) -> float:
-    return float(np.mean([len(x & y) / len(x) for x, y in zip(a, b)]))
-
-
 def test_as_good_as_gensim_on_real_text():
     # gensim's Word2Vec with the same settings, fed the sentences in the same order, is the peer:
     # the 10 nearest neighbours of the frequent tokens under ours must agree with gensim's nearly
@@ -126,9 +116,9 @@ def test_as_good_as_gensim_on_real_text():
             out[int(key)] = model.wv.vectors[row]
         return out
 
-    theirs = [neighbours(gensim_vectors(seed), frequent, 10) for seed in (1, 2)]
-    ours = [neighbours(train_embeddings(sentences, counts, 600, seed), frequent, 10) for seed in (1, 2)]
-    floor = overlap(theirs[0], theirs[1])
-    across = np.mean([overlap(o, t) for o in ours for t in theirs])
+    theirs = [nearest_neighbours(gensim_vectors(seed), frequent, 10) for seed in (1, 2)]
+    ours = [nearest_neighbours(train_embeddings(sentences, counts, 600, seed), frequent, 10) for seed in (1, 2)]
+    floor = neighbour_agreement(theirs[0], theirs[1])
+    across = np.mean([neighbour_agreement(o, t) for o in ours for t in theirs])
     assert floor > 0.3  # the text has structure that word2vec finds
     assert across >= 0.85 * floor, (across, floor)

@@ -49,3 +49,17 @@ def train_embeddings(pieces_ids: Sequence[Sequence[int]], counts: Sequence[int],
     train_skipgram(ids, starts, sentence_order(counts, seed), vectors, WINDOW, NEGATIVE, ALPHA, MIN_ALPHA,
                    EPOCHS, SAMPLE, seed)
     return vectors.astype(np.float64)
+
+
+def nearest_neighbours(vectors: np.ndarray, rows: np.ndarray, k: int = 10) -> list[set[int]]:
+    """The `k` rows of highest cosine similarity to each of `rows` (itself left out): how
+    embeddings from two trainings (ours, gensim's, another seed) are compared."""
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    similar = unit[rows] @ unit.T
+    similar[np.arange(len(rows)), rows] = -np.inf
+    return [set(np.argsort(-row)[:k].tolist()) for row in similar]
+
+
+def neighbour_agreement(a: list[set[int]], b: list[set[int]]) -> float:
+    """The mean share of neighbours two nearest_neighbours results have in common."""
+    return float(np.mean([len(x & y) / len(x) for x, y in zip(a, b)]))
