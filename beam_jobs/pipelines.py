@@ -21,7 +21,7 @@ from tokfx.registry import get_trainer
 from tokfx.shards import is_held_out
 from tokfx.tokenizer import Tokenizer
 from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
-from tokfx.training import check_vocab_size, training_settings
+from tokfx.training import check_vocab_size, training_settings, trains_on_lines
 from beam_jobs.count import CountPretokens
 from beam_jobs.encode import TokenizeDocs
 from beam_jobs.evaluate import EvalHeldOut
@@ -139,7 +139,7 @@ def build_run(p, opts: TokfxOptions) -> None:
         training_docs = read["documents"] | "NotHeldOut" >> beam.Filter(
             lambda doc: not is_held_out(doc.id, fraction))
     lines = None
-    if params.get("context") == "line":
+    if trains_on_lines(opts.algorithm, params):
         lines = training_docs | "CountLines" >> CountPretokens(opts.pattern, _special_tokens(opts), lines=True)
     tokenizer_file = (_count(training_docs, opts)
                       | "TrainVocab" >> TrainVocab(

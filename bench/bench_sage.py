@@ -94,11 +94,12 @@ def anchor(args) -> None:
     for _ in range(args.runs):
         start = time.perf_counter()
         ours = tokfx.train(counts, "sage", vocab_size=SCHEDULE[-1], special_tokens=(),
-                           initial_size=SCHEDULE[0], schedule=SCHEDULE[1:], embeddings_schedule=EMBEDDINGS)
+                           initial_size=SCHEDULE[0], schedule=SCHEDULE[1:], embeddings_schedule=EMBEDDINGS,
+                           context="pretoken")
         ours_seconds.append(time.perf_counter() - start)
     ours_vocab = {bytes(t) for t in ours.tokens}
     ours_median = statistics.median(ours_seconds)
-    print(f"ours:     {ours_median:7.2f} s (median of {args.runs}: "
+    print(f"ours context='pretoken': {ours_median:.2f} s (median of {args.runs}: "
           f"{', '.join(f'{s:.2f}' for s in ours_seconds)}), {len(ours_vocab):,} tokens")
     if args.official_runs:
         official_seconds, official = [], None
@@ -113,7 +114,7 @@ def anchor(args) -> None:
         # The noise floor: the same implementation under another word2vec seed.
         reseeded = tokfx.train(counts, "sage", vocab_size=SCHEDULE[-1], special_tokens=(),
                                initial_size=SCHEDULE[0], schedule=SCHEDULE[1:],
-                               embeddings_schedule=EMBEDDINGS, seed=1)
+                               embeddings_schedule=EMBEDDINGS, seed=1, context="pretoken")
         print(f"Jaccard ours seed 0 vs seed 1: {jaccard(ours_vocab, {bytes(t) for t in reseeded.tokens})}")
         # Ours with the official context: context="line" (lines as pieces, pre-token by
         # pre-token greedy, ablation inside a pre-token), over the same initial vocabulary.
@@ -145,7 +146,8 @@ def en10m() -> None:
     start = time.perf_counter()
     with contextlib.redirect_stderr(progress):
         sage = tokfx.train(counts, "sage", vocab_size=8192, special_tokens=[eot], initial_size=16384,
-                           schedule=schedule, embeddings_schedule=[16384, 12288], progress=True)
+                           schedule=schedule, embeddings_schedule=[16384, 12288], progress=True,
+                           context="pretoken")
     sage_seconds = time.perf_counter() - start
     start = time.perf_counter()
     bpe = tokfx.train(counts, "bpe", vocab_size=8192, special_tokens=[eot])

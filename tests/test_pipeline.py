@@ -224,13 +224,14 @@ def test_bad_cjk_groups_are_one_line_errors(corpus, tmp_path, capsys):
 def test_sage_training_params_pass_through_the_pipeline(corpus, tmp_path):
     out = tmp_path / "sage"
     run_pipeline(corpus[0], out, "--algorithm", "sage", "--initial-size", "600",
-                 "--schedule", "500,400", "--embeddings-schedule", "600,500")
+                 "--schedule", "500,400", "--embeddings-schedule", "600,500", "--context", "pretoken")
     expected = tokfx.train(list(corpus[1].values()), "sage", vocab_size=VOCAB, special_tokens=[EOT],
-                           initial_size=600, schedule=[500, 400], embeddings_schedule=[600, 500])
+                           initial_size=600, schedule=[500, 400], embeddings_schedule=[600, 500],
+                           context="pretoken")
     assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["training"] == {"initial_size": 600, "schedule": [500, 400],
-                                              "embeddings_schedule": [600, 500]}
+                                              "embeddings_schedule": [600, 500], "context": "pretoken"}
 
 
 def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path):
@@ -238,16 +239,15 @@ def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path):
     # the same tokenizer as tokfx.train over the texts with context="line".
     out = tmp_path / "sage-line"
     counters = run_pipeline(corpus[0], out, "--algorithm", "sage", "--initial-size", "600",
-                            "--schedule", "500,400", "--embeddings-schedule", "600,500", "--context", "line")
+                            "--schedule", "500,400", "--embeddings-schedule", "600,500")  # line: the default
     texts = list(corpus[1].values())
     settings = dict(vocab_size=VOCAB, special_tokens=[EOT], initial_size=600, schedule=[500, 400],
                     embeddings_schedule=[600, 500])
     expected = tokfx.train(texts, "sage", context="line", **settings)
     assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
-    assert expected.tokens != tokfx.train(texts, "sage", **settings).tokens  # the context matters
+    assert expected.tokens != tokfx.train(texts, "sage", context="pretoken", **settings).tokens  # it matters
     assert counters["lines"] == sum(tokfx.pretokenize.count_lines(texts, [EOT]).values())
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["config"]["training"]["context"] == "line"
+    assert json.loads((out / "tokenizer" / "tokfx.json").read_text())["params"]["context"] == "line"
     with pytest.raises(ValueError, match="context does not apply to algorithm 'bpe'"):
         run_pipeline(corpus[0], tmp_path / "bpe-line", "--context", "line")
 

@@ -84,7 +84,7 @@ def test_a_round_is_skipped_when_the_active_vocabulary_already_fits():
     # 256 + 2 tokens, 257 active. Target 257 (258 - 1 special): the vocabulary (258) is over
     # it, the active part is not: skipped, and the result is the active vocabulary.
     counts = {b"abc": 5}
-    tok = tokfx.train(counts, "sage", vocab_size=258, initial_size=259, schedule=[258])
+    tok = tokfx.train(counts, "sage", vocab_size=258, initial_size=259, schedule=[258], context="pretoken")
     assert tok.vocab_size == 258 and tuple(b"abc") in tok.tokens and tuple(b"ab") not in tok.tokens
     words, symbols, offsets, word_counts = corpus_arrays(counts)
     tokens = [(b,) for b in range(256)] + [tuple(b"ab"), tuple(b"abc")]
@@ -108,11 +108,16 @@ def test_trained_tokenizer(english, tmp_path):
     tokfx.train(english, "sage", vocab_size=500, initial_size=1000, schedule=[800, 600, 500],
                 embeddings_schedule=[1000, 600]).save(tmp_path / "b")
     assert (tmp_path / "b" / "tokfx.json").read_bytes() == (tmp_path / "tokfx.json").read_bytes()
-    # Counts gathered in another order (as the pipeline's are) give the same tokenizer.
+    # Counts (and lines) gathered in another order, as the pipeline's are, give the same tokenizer.
     counts = tokfx.count_pretokens(english, "gpt2", [EOT])
     shuffled = dict(reversed(list(counts.items())))
+    lines = dict(reversed(list(count_lines(english, [EOT]).items())))
     assert tokfx.train(shuffled, "sage", vocab_size=500, initial_size=1000, schedule=[800, 600, 500],
-                       embeddings_schedule=[1000, 600]).tokens == tok.tokens
+                       embeddings_schedule=[1000, 600], lines=lines).tokens == tok.tokens
+    by_pretoken = tokfx.train(english, "sage", vocab_size=500, initial_size=1000, schedule=[800, 600, 500],
+                              embeddings_schedule=[1000, 600], context="pretoken")
+    assert tokfx.train(shuffled, "sage", vocab_size=500, initial_size=1000, schedule=[800, 600, 500],
+                       embeddings_schedule=[1000, 600], context="pretoken").tokens == by_pretoken.tokens
 
 
 def test_bad_settings_are_refused(english):
@@ -138,7 +143,7 @@ def test_cli_trains_sage_with_its_options(tmp_path):
     tok = Tokenizer.load(out)
     assert (tok.algorithm, tok.vocab_size, tok.segmenter) == ("sage", 300, "greedy")
     assert tok.params == {"vocab_size": 300, "initial_size": 400, "max_width": 8, "schedule": [350, 300],
-                          "embeddings_schedule": [400, 350], "seed": 3, "context": "pretoken"}
+                          "embeddings_schedule": [400, 350], "seed": 3, "context": "line"}
     assert max(len(t) for t in tok.tokens[:-1]) <= 8
 
 
@@ -158,7 +163,7 @@ def test_cli_trains_sage_over_lines_from_corpus_files(tmp_path, english, capsys)
                            embeddings_schedule=[800, 650], context="line", special_tokens=[EOT])
     assert (tmp_path / "tok" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
     assert main(["train", "--counts", str(tmp_path / "c.parquet"), "-o", str(tmp_path / "x"), "-q", *options]) == 2
-    assert "--context line needs the corpus files: a counts file has no lines" in capsys.readouterr().err
+    assert "sage with --context line (its default) needs the corpus files" in capsys.readouterr().err
 
 
 def test_lines_are_counted_between_special_tokens_up_to_each_newline():
@@ -197,13 +202,14 @@ def test_rounds_over_lines_equal_the_reference_with_cuts(english):
     assert done.dropped and done.active == [tokens[i] for i in in_use if i not in dropped]
 
 
-def test_context_line_trains_from_texts_only(english, tmp_path):
+def test_context_line_trains_from_texts_or_lines(english, tmp_path):
     settings = dict(vocab_size=500, initial_size=1000, schedule=[800, 600, 500], embeddings_schedule=[1000, 600])
     tok = tokfx.train(english, "sage", context="line", **settings)
     assert (tok.vocab_size, tok.segmenter, tok.params["context"]) == (500, "greedy", "line")
     assert tok.decode(tok.encode(english)) == english
+    assert tokfx.train(english, "sage", **settings).tokens == tok.tokens  # the default
     # The same initial BPE as over pre-tokens (from the pre-token counts); another result.
-    by_pretoken = tokfx.train(english, "sage", **settings)
+    by_pretoken = tokfx.train(english, "sage", context="pretoken", **settings)
     assert by_pretoken.params["context"] == "pretoken" and by_pretoken.tokens != tok.tokens
     # Deterministic, and a generator of texts is read twice (pre-tokens and lines).
     tok.save(tmp_path / "a")
@@ -212,11 +218,13 @@ def test_context_line_trains_from_texts_only(english, tmp_path):
     counts = tokfx.count_pretokens(english, "gpt2", [EOT])
     with pytest.raises(ValueError, match="needs running text"):
         tokfx.train(counts, "sage", context="line", **settings)
+    with pytest.raises(ValueError, match="or context='pretoken'"):
+        tokfx.train(counts, "sage", **settings)
     # Counts with their line counts (what the CLI and the pipeline count) give the same tokenizer.
     with_lines = tokfx.train(counts, "sage", context="line", lines=count_lines(english, [EOT]), **settings)
     assert tokenizer_json_bytes(with_lines) == tokenizer_json_bytes(tok)
     with pytest.raises(ValueError, match="lines are only read with context='line'"):
-        tokfx.train(counts, "sage", lines=count_lines(english, [EOT]), **settings)
+        tokfx.train(counts, "sage", context="pretoken", lines=count_lines(english, [EOT]), **settings)
     assert training_settings("sage", None, context="line") == {"context": "line"}
     with pytest.raises(ValueError, match="context must be"):
         tokfx.train(english, "sage", context="document", **settings)

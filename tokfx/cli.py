@@ -24,7 +24,7 @@ from tokfx.pretokenize import PreTokenizer, resolve_pattern
 from tokfx.registry import TRAINERS
 from tokfx.segmenters import SEGMENTERS
 from tokfx.tokenizer import Tokenizer
-from tokfx.training import check_vocab_size, train, training_settings
+from tokfx.training import check_vocab_size, train, training_settings, trains_on_lines
 
 DEFAULT_SPECIAL = "<|endoftext|>"
 
@@ -75,13 +75,14 @@ def cmd_train(args) -> None:
                                  initial_size=args.initial_size, schedule=args.schedule,
                                  max_width=args.max_width, seed=args.seed,
                                  embeddings_schedule=args.embeddings_schedule, context=args.context)
-    lines = {} if settings.get("context") == "line" else None
+    lines = {} if trains_on_lines(args.algorithm, settings) else None
     start = time.perf_counter()
     if args.counts:
         if args.files:
             raise ValueError("give corpus files or --counts, not both")
         if lines is not None:
-            raise ValueError("--context line needs the corpus files: a counts file has no lines")
+            raise ValueError(f"{args.algorithm} with --context line (its default) needs the corpus files:"
+                             " a counts file has no lines (or give --context pretoken)")
         counts = read_counts(args.counts)
         _log(args, f"read counts from {args.counts}")
     else:
@@ -219,8 +220,9 @@ def add_pathpiece_arguments(parser) -> None:
                         help="sage: vocab sizes (the initial size or sizes of --schedule) at which"
                              " word2vec is retrained (default: the official multiples of --vocab-size)")
     parser.add_argument("--context", choices=["pretoken", "line"], default=None,
-                        help="sage: word2vec and the ablation see one pre-token (default) or the"
-                             " whole line (as the official code; the corpus's lines are counted too)")
+                        help="sage: word2vec and the ablation see the whole line (default, as the"
+                             " official code; the corpus's lines are counted too) or one pre-token"
+                             " (faster, and all that a counts file allows)")
 
 
 def build_parser() -> argparse.ArgumentParser:

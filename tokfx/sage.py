@@ -7,12 +7,12 @@ tokfx._shortest_path.sage_losses) over its occurrences times their counts, and d
 tokens with the smallest losses down to the schedule's next size; word2vec embeddings
 (tokfx.word2vec) are retrained at the sizes of the embeddings schedule (ALGORITHMS.md, SaGe).
 
-Context: with `context="pretoken"` (the default; all the CLI and the pipeline have) the pieces
+Context: with `context="line"` (the default) the pieces are the texts' lines, as the official
+code trains: a line is segmented pre-token by pre-token (the tokenizer's pattern), word2vec's
+sentences are whole lines and the context crosses pre-token edges, while an ablation stays
+inside its pre-token. With `context="pretoken"` (faster; what counts alone allow) the pieces
 are the pre-tokens with their counts, so both the ablation context (2 tokens each side) and
-word2vec's window stop at the pre-token's edges *(ours)*. With `context="line"` (from
-`tokfx.train(texts, ...)`) the pieces are the texts' lines, as the official code trains: a line
-is segmented pre-token by pre-token (the tokenizer's pattern), word2vec's sentences are whole
-lines and the context crosses pre-token edges, while an ablation stays inside its pre-token.
+word2vec's window stop at the pre-token's edges *(ours)*, and frequent one-token words lose.
 """
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
                          initial_size: int | None = None, max_width: int = 16,
                          schedule: Sequence[int] | None = None,
                          embeddings_schedule: Sequence[int] | None = None, seed: int = 0,
-                         context: str = "pretoken", lines: Mapping[bytes, int] | None = None) -> Tokenizer:
+                         context: str = "line", lines: Mapping[bytes, int] | None = None) -> Tokenizer:
     """`initial_size` counts the initial BPE vocabulary as vocab_size does (base symbols and
     special tokens included; default 4 x vocab_size, at most 2^18, never below vocab_size).
     `schedule`: the vocab sizes after each round, decreasing to vocab_size (default:
@@ -167,15 +167,16 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     at which word2vec is retrained before the round that starts there (default:
     default_embeddings_schedule); embeddings are always trained once at the start. `max_width`:
     the widest token used, in base symbols (SaGe's max_len). `seed`: word2vec's. `context`:
-    "pretoken" (the pieces are the pre-tokens of `counts`) or "line" (the pieces are `lines`,
-    {line bytes: count}, which tokfx.train passes; module docstring). The initial BPE and the
+    "line" (the default, as SaGe: the pieces are `lines`, {line bytes: count}, which tokfx.train
+    passes) or "pretoken" (the pieces are the pre-tokens of `counts`; module docstring). The initial BPE and the
     final vocabulary come from `counts` either way. The tokenizer segments greedily."""
     if max_width < 1:
         raise ValueError(f"max_width must be at least 1, got {max_width}")
     if context not in ("pretoken", "line"):
         raise ValueError(f"context must be 'pretoken' or 'line', got {context!r}")
     if context == "line" and lines is None:
-        raise ValueError("context='line' needs the texts' lines: use tokfx.train(texts, ...)")
+        raise ValueError("context='line' (the default) needs the texts' lines: use tokfx.train(texts, ...),"
+                         " or context='pretoken'")
     specials = list(dict.fromkeys(special_tokens))
     initial_size = resolve_initial_size(initial_size, vocab_size)
     sizes = list(schedule) if schedule is not None else default_schedule(initial_size, vocab_size)

@@ -22,13 +22,21 @@ def check_vocab_size(vocab_size: int, special_tokens: Sequence[str], alphabet: A
 # What every trainer takes (registry.py); the rest of a trainer's keywords are its own params.
 _COMMON = {"counts", "vocab_size", "special_tokens", "pattern", "alphabet", "progress", "lines"}
 _NEEDS_TEXT = ("context='line' needs running text: tokfx.train(texts, ...), or the counts with the"
-               " texts' line counts (lines=count_lines(texts))")
+               " texts' line counts (lines=count_lines(texts)), or context='pretoken'")
 
 
 def trainer_params(algorithm: str) -> list[str]:
     """The names of the algorithm's own parameters."""
     return [name for name in inspect.signature(get_trainer(algorithm)).parameters
             if name not in _COMMON]
+
+
+def trains_on_lines(algorithm: str, params: Mapping) -> bool:
+    """Whether the trainer, with these params, learns from line counts as well (context="line",
+    given or its default)."""
+    if algorithm not in LINE_TRAINERS:
+        return False
+    return params.get("context", inspect.signature(get_trainer(algorithm)).parameters["context"].default) == "line"
 
 
 def training_settings(algorithm: str, segmenter: str | None = None, **options) -> dict:
@@ -62,9 +70,9 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     `alphabet`: "bytes", or "cjk" (CJK_REMAP.md) with `cjk_groups` (default 0x39, 0x3A, 0x3B).
     `params`: the algorithm's own (`trainer_params`). `segmenter`: segment with this instead of
     the algorithm's own (Tokenizer.with_segmenter, with `segmenter_params`).
-    `context="line"` (for trainers registered with takes_lines, e.g. sage): the trainer also
-    gets the texts' line counts (`count_lines`); from counts, give them as `lines` (the CLI and
-    the pipeline count both in one pass).
+    `context="line"` (for trainers registered with takes_lines, e.g. sage, whose default it is):
+    the trainer also gets the texts' line counts (`count_lines`); from counts, give them as
+    `lines` (the CLI and the pipeline count both in one pass).
     """
     base = Alphabet.named(alphabet, cjk_groups)
     trainer = get_trainer(algorithm)
@@ -77,9 +85,7 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     if segmenter is not None:
         full_segmenter_params(segmenter, segmenter_params)  # a bad name fails now, not after training
     extra = {}
-    if params.get("context") == "line":
-        if algorithm not in LINE_TRAINERS:
-            raise ValueError(f"algorithm {algorithm!r} cannot learn from lines (context='line')")
+    if trains_on_lines(algorithm, params):
         if isinstance(texts_or_counts, Mapping):
             if lines is None:
                 raise ValueError(_NEEDS_TEXT)
