@@ -15,7 +15,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpora import CORPORA, load  # noqa: E402
 
 import tokfx  # noqa: E402
+from tokfx.pretokenize import count_lines  # noqa: E402
 from tokfx.registry import TRAINERS  # noqa: E402
+from tokfx.training import trains_on_lines  # noqa: E402
 from tokfx.evaluation import corpus_documents, evaluate, metrics_markdown, write_report  # noqa: E402
 
 EVAL_CORPUS = CORPORA / "english/wikitext2_test.txt"
@@ -35,12 +37,14 @@ def main() -> None:
     args = parser.parse_args()
     text = load("en_10M")
     counts = tokfx.count_pretokens([text], special_tokens=["<|endoftext|>"])
+    lines = count_lines([text], ["<|endoftext|>"])  # for SaGe's context="line" (its default)
     settings = {name: {"algorithm": name} for name in sorted(TRAINERS)}
     settings["bpe-cjk"] = {"algorithm": "bpe", "alphabet": "cjk"}
     tokenizers = {}
     for name, setting in settings.items():
         start = time.perf_counter()
-        tokenizers[name] = tokfx.train(counts, vocab_size=args.vocab, **setting)
+        with_lines = {"lines": lines} if trains_on_lines(setting["algorithm"], setting) else {}
+        tokenizers[name] = tokfx.train(counts, vocab_size=args.vocab, **setting, **with_lines)
         print(f"trained {name} in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     docs = list(corpus_documents([EVAL_CORPUS]))
     report = evaluate(tokenizers, docs)
