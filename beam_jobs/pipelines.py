@@ -11,7 +11,7 @@ from pathlib import Path
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
-from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions, WorkerOptions
 
 from tokfx.alphabet import Alphabet
 from tokfx.counts_file import write_counts
@@ -44,7 +44,22 @@ def _options(argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
         raise ValueError(f"unknown option(s): {', '.join('--' + u for u in sorted(unknown))}")
     if options.view_as(StandardOptions).runner is None:
         options.view_as(StandardOptions).runner = DEFAULT_RUNNER
+    if options.view_as(StandardOptions).runner == DEFAULT_RUNNER:
+        _quiet_local_workers(options)
     return options, options.view_as(TokfxOptions)
+
+
+def _quiet_local_workers(options: PipelineOptions) -> None:
+    """The DirectRunner's multi_processing workers write Beam's INFO log into the terminal
+    (some 60 lines a run): keep their warnings and our progress lines, unless the user set the
+    levels. (On a cluster runner the workers' log goes to its log service, so it is left alone.)"""
+    worker = options.view_as(WorkerOptions)
+    if worker.default_sdk_harness_log_level is None:
+        worker.default_sdk_harness_log_level = "WARNING"
+        if worker.sdk_harness_log_level_overrides is None:
+            worker.sdk_harness_log_level_overrides = {"beam_jobs": "INFO"}
+        # The runner logs every worker warning a second time as its own.
+        logging.getLogger("apache_beam.runners.portability.local_job_service").setLevel(logging.ERROR)
 
 
 def _inputs(opts: TokfxOptions) -> list[str]:

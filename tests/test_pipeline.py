@@ -307,3 +307,18 @@ def test_a_refused_run_leaves_no_temp_folder(corpus, tmp_path, monkeypatch):
     assert not list(tmp_path.glob("beam-pipeline-temp*"))
     run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "c.parquet"), "-q"])
     assert not list(tmp_path.glob("beam-pipeline-temp*"))
+
+
+def test_local_worker_processes_keep_beams_info_log_out_of_the_terminal(corpus, tmp_path, capfd, monkeypatch):
+    # The multi_processing workers inherit the terminal; Beam's INFO log from each (channels,
+    # options, harness start and exit) used to fill it. Our progress lines still come through.
+    if not _installed_outside_the_source_tree():
+        pytest.skip("multi_processing workers import tokfx from the installed package only:"
+                    " pip install . to run this test")
+    monkeypatch.chdir(tmp_path)  # the workers must not find the source tree in their cwd
+    run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "c.parquet"),
+                  "--direct_running_mode=multi_processing", "--direct_num_workers=2"])
+    err = capfd.readouterr().err
+    assert "beam_jobs.read:read " in err  # a worker's progress line
+    assert "INFO:apache_beam" not in err and "sdk harness" not in err
+    assert "local_job_service:Worker" not in err
