@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.skipif(not (ROOT / "setup.py").exists(), reason="needs the source checkout")
 def test_sdist_carries_the_cython_sources(tmp_path):
-    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path)], cwd=ROOT, check=True,
-                   capture_output=True)
+    built = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path)], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
     (archive,) = tmp_path.glob("tokfx-*.tar.gz")
     with tarfile.open(archive) as tar:
         names = {Path(name).relative_to(Path(name).parts[0]).as_posix() for name in tar.getnames()
