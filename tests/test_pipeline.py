@@ -234,7 +234,7 @@ def test_sage_training_params_pass_through_the_pipeline(corpus, tmp_path):
                                               "embeddings_schedule": [600, 500], "context": "pretoken"}
 
 
-def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path):
+def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path, monkeypatch):
     # The pipeline counts the documents' lines beside their pre-tokens and SaGe trains on both:
     # the same tokenizer as tokfx.train over the texts with context="line".
     out = tmp_path / "sage-line"
@@ -248,6 +248,14 @@ def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path):
     assert expected.tokens != tokfx.train(texts, "sage", context="pretoken", **settings).tokens  # it matters
     assert counters["lines"] == sum(tokfx.pretokenize.count_lines(texts, [EOT]).values())
     assert json.loads((out / "tokenizer" / "tokfx.json").read_text())["params"]["context"] == "line"
+    if _installed_outside_the_source_tree():
+        # The line counts are summed and funnelled like the pre-token counts: two worker
+        # processes give the same output, byte for byte.
+        monkeypatch.chdir(tmp_path)
+        run_pipeline(corpus[0], tmp_path / "sage-line-2", "--algorithm", "sage", "--initial-size", "600",
+                     "--schedule", "500,400", "--embeddings-schedule", "600,500",
+                     "--direct_running_mode=multi_processing", "--direct_num_workers=2")
+        assert output_digests(tmp_path / "sage-line-2") == output_digests(out)
     with pytest.raises(ValueError, match="context does not apply to algorithm 'bpe'"):
         run_pipeline(corpus[0], tmp_path / "bpe-line", "--context", "line")
 
