@@ -7,8 +7,8 @@ of tokfx.train (pre-token counting excluded, initial BPE included), median of --
 wall time of SaGeVocabBuilder.build_vocab in its own venv (numpy < 2: see bench/README.md), run
 in a scratch directory (it writes data/, logs/, results/). Jaccard of the final vocabularies.
 
---en10m: our SaGe 16,384 -> 8,192 on en_10M (time per round from the progress output) and
-tokens per byte of its greedy encoding vs BPE of 8,192 tokens. --en10m-line (alone): SaGe with
+--en10m: our SaGe 16,384 -> 8,192 on en_10M under both contexts (time per round from the
+progress output) and tokens per byte of its greedy encoding vs BPE of 8,192 tokens. --en10m-line (alone): SaGe with
 context="line" at its defaults (32,768 -> 8,192) on en_10M vs BPE of 8,192: corpus token counts
 on wikitext2_test and whether frequent short words survive.
 
@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpora import CORPORA, _normalised, load  # noqa: E402
 
 import tokfx  # noqa: E402
+from tokfx.pretokenize import count_lines  # noqa: E402
 
 SCHEDULE = [4096, 3584, 3072, 2560, 2048, 1024]
 EMBEDDINGS = [4096, 3072, 2560, 2048]
@@ -138,28 +139,33 @@ def anchor(args) -> None:
 
 
 def en10m() -> None:
+    """SaGe 16,384 -> 8,192 on en_10M under both contexts: time per round, and tokens per byte
+    of the greedy encoding vs BPE of 8,192 tokens."""
     text = load("en_10M")
     eot = "<|endoftext|>"
     counts = tokfx.count_pretokens(text, special_tokens=[eot])
+    lines = count_lines(text, [eot])
     schedule = [14336, 12288, 10240, 8192]
-    progress = io.StringIO()
-    start = time.perf_counter()
-    with contextlib.redirect_stderr(progress):
-        sage = tokfx.train(counts, "sage", vocab_size=8192, special_tokens=[eot], initial_size=16384,
-                           schedule=schedule, embeddings_schedule=[16384, 12288], progress=True,
-                           context="pretoken")
-    sage_seconds = time.perf_counter() - start
     start = time.perf_counter()
     bpe = tokfx.train(counts, "bpe", vocab_size=8192, special_tokens=[eot])
     bpe_seconds = time.perf_counter() - start
-    print(f"en_10M SaGe 16,384 -> 8,192: {sage_seconds:.1f} s total (BPE 8,192: {bpe_seconds:.1f} s)")
-    for line in progress.getvalue().splitlines():
-        if line.startswith("sage:"):
-            print("   ", line)
     size = len(text.encode("utf-8"))
-    sage_tokens, bpe_tokens = len(sage.encode(text)), len(bpe.encode(text))
-    print(f"tokens/byte: SaGe {sage_tokens / size:.4f} ({sage_tokens:,}), BPE {bpe_tokens / size:.4f}"
-          f" ({bpe_tokens:,}); SaGe/BPE = {sage_tokens / bpe_tokens:.3f}")
+    bpe_tokens = len(bpe.encode(text))
+    print(f"BPE 8,192: {bpe_seconds:.1f} s; tokens/byte {bpe_tokens / size:.4f} ({bpe_tokens:,})")
+    for context in ("pretoken", "line"):
+        progress = io.StringIO()
+        start = time.perf_counter()
+        with contextlib.redirect_stderr(progress):
+            sage = tokfx.train(counts, "sage", vocab_size=8192, special_tokens=[eot], initial_size=16384,
+                               schedule=schedule, embeddings_schedule=[16384, 12288], progress=True,
+                               context=context, **({"lines": lines} if context == "line" else {}))
+        sage_seconds = time.perf_counter() - start
+        print(f"en_10M SaGe context={context!r} 16,384 -> 8,192: {sage_seconds:.1f} s total")
+        for line in progress.getvalue().splitlines():
+            if line.startswith("sage:"):
+                print("   ", line)
+        sage_tokens = len(sage.encode(text))
+        print(f"tokens/byte: SaGe {sage_tokens / size:.4f} ({sage_tokens:,}); SaGe/BPE = {sage_tokens / bpe_tokens:.3f}")
 
 
 def en10m_line() -> None:
