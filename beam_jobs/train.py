@@ -23,8 +23,9 @@ from beam_jobs.files import publish
 
 def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict | None = None):
     start = time.perf_counter()
-    tokenizer = train(dict(sorted(counts.items())), lines=dict(sorted(lines.items())) if lines is not None else None,
-                      **settings)
+    if lines is not None:
+        lines = dict(sorted(lines.items()))
+    tokenizer = train(dict(sorted(counts.items())), lines=lines, **settings)
     with tempfile.TemporaryDirectory() as local:
         tokenizer.save(local)
         for path in sorted(Path(local).iterdir()):

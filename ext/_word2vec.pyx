@@ -17,7 +17,7 @@ multiply-add (setup.py) that order is the whole arithmetic, and the twin follows
 """
 from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy as np
@@ -65,7 +65,8 @@ def train_skipgram(const int32_t[::1] ids, const int64_t[::1] starts, const int6
     cdef int64_t[::1] token_count = np.zeros(n_tokens, dtype=np.int64)
     cdef int64_t[::1] multiplicity = np.zeros(max(n_sentences, 0), dtype=np.int64)
     if window < 1 or negative < 0 or epochs < 0:
-        raise ValueError(f"window must be at least 1 and negative, epochs not negative: {window}, {negative}, {epochs}")
+        raise ValueError(f"window must be at least 1 and negative, epochs not negative:"
+                         f" {window}, {negative}, {epochs}")
     for k in range(n_order):
         if order[k] < 0 or order[k] >= n_sentences:
             raise ValueError(f"sentence index {order[k]} outside the {n_sentences} sentences")
@@ -108,7 +109,7 @@ def train_skipgram(const int32_t[::1] ids, const int64_t[::1] starts, const int6
     cdef int32_t* kept = <int32_t*>malloc(max(longest, 1) * sizeof(int32_t))
     cdef int32_t* draws = <int32_t*>malloc((negative + 1) * sizeof(int32_t))
     cdef uint64_t state = seed & LCG_MASK
-    cdef int epoch, n, a, b, c, d, target, reduced
+    cdef int epoch, n, a, c, d, target, reduced
     cdef float rate, label, f, g, scale = TABLE_SIZE / (2 * MAX_EXP)
     cdef float* context_row
     cdef float* target_row

@@ -3,8 +3,9 @@
 A trainer is `fn(counts, *, vocab_size, special_tokens, pattern, alphabet, progress, **params)
 -> Tokenizer` over `{pre-token bytes: count}`, training over the `tokfx.alphabet.Alphabet`'s
 base symbols; each algorithm module registers its own. A trainer registered with
-`takes_lines=True` also accepts `lines={line bytes: count}` (`tokfx.pretokenize.count_lines`),
-which `tokfx.train` passes from running text when asked for `context="line"`.
+`takes_lines=True` also accepts `lines={line bytes: count}` (`tokfx.pretokenize.count_lines`)
+and a `context` parameter; with `context="line"` (given or its default) `tokfx.train` passes the
+lines of the running text, or those given with the counts (`tokfx.training.trains_on_lines`).
 """
 from __future__ import annotations
 

@@ -168,8 +168,9 @@ def train_sage_tokenizer(counts: Mapping[bytes, int], *, vocab_size: int, specia
     default_embeddings_schedule); embeddings are always trained once at the start. `max_width`:
     the widest token used, in base symbols (SaGe's max_len). `seed`: word2vec's. `context`:
     "line" (the default, as SaGe: the pieces are `lines`, {line bytes: count}, which tokfx.train
-    passes) or "pretoken" (the pieces are the pre-tokens of `counts`; module docstring). The initial BPE and the
-    final vocabulary come from `counts` either way. The tokenizer segments greedily."""
+    passes) or "pretoken" (the pieces are the pre-tokens of `counts`; module docstring). The
+    initial BPE and the final vocabulary come from `counts` either way. The tokenizer segments
+    greedily."""
     if max_width < 1:
         raise ValueError(f"max_width must be at least 1, got {max_width}")
     if context not in ("pretoken", "line"):
