@@ -20,12 +20,13 @@ from bench_sage import anchor_text  # noqa: E402
 
 import tokfx  # noqa: E402
 from tokfx.word2vec import (ALPHA, DIMENSION, EPOCHS, NEGATIVE, WINDOW, initial_vectors,  # noqa: E402
-                            nearest_neighbours, neighbour_agreement, sentence_order, train_embeddings)
+                            nearest_neighbours, neighbour_agreement, train_embeddings)
+from tokfx.reference.word2vec import occurrence_order  # noqa: E402
 
 
-def gensim_embeddings(sentences: list[list[int]], vocab_size: int, seed: int) -> np.ndarray:
+def gensim_embeddings(ordered: list[list[str]], vocab_size: int, seed: int) -> np.ndarray:
+    """gensim's word2vec over the sentences as words, in our order (made outside the timing)."""
     from gensim.models import Word2Vec
-    ordered = [[str(i) for i in sentences[k]] for k in sentence_order([1] * len(sentences), seed)]
     model = Word2Vec(ordered, vector_size=DIMENSION, window=WINDOW, negative=NEGATIVE, alpha=ALPHA, min_count=1,
                      sg=1, epochs=EPOCHS, workers=1, seed=seed)
     out = initial_vectors(vocab_size, seed).astype(np.float64)
@@ -47,10 +48,11 @@ def main() -> None:
     times = {"gensim": [], "ours": []}
     vectors = {}
     for run in range(args.runs):
+        ordered = [[str(i) for i in sentences[k]] for k in occurrence_order([1] * len(sentences), run + 1)]
         for name in ("gensim", "ours"):
             start = time.perf_counter()
             if name == "gensim":
-                vectors[name, run] = gensim_embeddings(sentences, args.vocab_size, run + 1)
+                vectors[name, run] = gensim_embeddings(ordered, args.vocab_size, run + 1)
             else:
                 vectors[name, run] = train_embeddings(sentences, [1] * len(sentences), args.vocab_size, run + 1)
             times[name].append(time.perf_counter() - start)

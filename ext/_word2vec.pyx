@@ -12,6 +12,11 @@ every draw *(ours: gensim mixes it with numpy's, per worker thread)*. The contex
 `vectors` is trained against the centre word's row of a second matrix (zeros at the start);
 `vectors` is the result.
 
+Sentences come with counts; each epoch takes all their occurrences in one random order, the
+same every epoch (so that the decaying learning rate does not meet a frequent sentence in one
+run), drawn as it goes from a Fenwick tree of the counts not yet taken: memory grows with the
+distinct sentences, not with their occurrences.
+
 Dot products sum into 8 partial sums added up in a fixed order (vector_math.h); with no fused
 multiply-add (setup.py) that order is the whole arithmetic, and the twin follows it.
 """
@@ -36,6 +41,31 @@ cdef inline uint64_t lcg(uint64_t state) noexcept nogil:
     return (state * <uint64_t>25214903917ULL + 11) & LCG_MASK
 
 
+cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
+    """The occurrence order's generator (64-bit draws: a corpus has more than 2^32 of them)."""
+    state[0] += <uint64_t>0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline int64_t take(int64_t* tree, int64_t n, int64_t top, uint64_t r) noexcept nogil:
+    """The sentence holding occurrence r (0-based) of those left in the Fenwick tree `tree`
+    (1-based, n sentences, `top` the highest power of two <= n), taken out of it."""
+    cdef int64_t position = 0, step = top, i
+    while step:
+        if position + step <= n and <uint64_t>tree[position + step] <= r:
+            position += step
+            r -= <uint64_t>tree[position]
+        step >>= 1
+    i = position + 1
+    while i <= n:
+        tree[i] -= 1
+        i += i & -i
+    return position
+
+
 cdef inline int draw(const uint32_t* cumulative, int n, const int32_t* bucket_start, int shift,
                      uint64_t state) noexcept nogil:
     """The first index whose cumulative weight exceeds the draw, searched from the first index
@@ -53,30 +83,29 @@ def sigmoid_table():
     return (e / (e + 1)).astype(np.float32)
 
 
-def train_skipgram(const int32_t[::1] ids, const int64_t[::1] starts, const int64_t[::1] order,
+def train_skipgram(const int32_t[::1] ids, const int64_t[::1] starts, const int64_t[::1] counts,
                    float[:, ::1] vectors, int window, int negative, double alpha, double min_alpha,
                    int epochs, double sample, uint64_t seed):
     """Train `vectors` (one row per token id, initialised by the caller) in place over the
-    sentences ids[starts[s]:starts[s + 1]] taken in `order` (sentence indices, an index once
-    per occurrence), `epochs` times over."""
+    sentences ids[starts[s]:starts[s + 1]], each occurring counts[s] times, `epochs` times over."""
     cdef int n_tokens = vectors.shape[0], dim = vectors.shape[1]
-    cdef int64_t n_sentences = starts.shape[0] - 1, n_order = order.shape[0]
-    cdef int64_t i, k, s, total = 0, done = 0, longest = 0
+    cdef int64_t n_sentences = starts.shape[0] - 1
+    cdef int64_t i, k, s, total = 0, done = 0, longest = 0, occurrences = 0, top = 1
     cdef int64_t[::1] token_count = np.zeros(n_tokens, dtype=np.int64)
-    cdef int64_t[::1] multiplicity = np.zeros(max(n_sentences, 0), dtype=np.int64)
     if window < 1 or negative < 0 or epochs < 0:
         raise ValueError(f"window must be at least 1 and negative, epochs not negative:"
                          f" {window}, {negative}, {epochs}")
-    for k in range(n_order):
-        if order[k] < 0 or order[k] >= n_sentences:
-            raise ValueError(f"sentence index {order[k]} outside the {n_sentences} sentences")
-        multiplicity[order[k]] += 1
+    if counts.shape[0] != n_sentences:
+        raise ValueError(f"{counts.shape[0]} counts for {n_sentences} sentences")
     for s in range(n_sentences):
+        if counts[s] < 0:
+            raise ValueError(f"negative count {counts[s]} of sentence {s}")
+        occurrences += counts[s]
         longest = max(longest, starts[s + 1] - starts[s])
         for i in range(starts[s], starts[s + 1]):
             if ids[i] < 0 or ids[i] >= n_tokens:
                 raise ValueError(f"token id {ids[i]} outside the {n_tokens} rows of vectors")
-            token_count[ids[i]] += multiplicity[s]
+            token_count[ids[i]] += counts[s]
     for k in range(n_tokens):
         total += token_count[k]
     if total == 0 or dim == 0:
@@ -108,7 +137,10 @@ def train_skipgram(const int32_t[::1] ids, const int64_t[::1] starts, const int6
     cdef float* work = <float*>malloc(dim * sizeof(float))
     cdef int32_t* kept = <int32_t*>malloc(max(longest, 1) * sizeof(int32_t))
     cdef int32_t* draws = <int32_t*>malloc((negative + 1) * sizeof(int32_t))
-    cdef uint64_t state = seed & LCG_MASK
+    cdef uint64_t state = seed & LCG_MASK, order_state
+    cdef int64_t[::1] tree = np.zeros(n_sentences + 1, dtype=np.int64)
+    while top * 2 <= n_sentences:
+        top *= 2
     cdef int epoch, n, a, c, d, target, reduced
     cdef float rate, label, f, g, scale = TABLE_SIZE / (2 * MAX_EXP)
     cdef float* context_row
@@ -122,8 +154,15 @@ def train_skipgram(const int32_t[::1] ids, const int64_t[::1] starts, const int6
         with nogil:
             for epoch in range(epochs):
                 done = 0
-                for k in range(n_order):
-                    s = order[k]
+                # The Fenwick tree of the counts, and the order's generator, afresh each epoch.
+                for i in range(1, n_sentences + 1):
+                    tree[i] = counts[i - 1]
+                for i in range(1, n_sentences + 1):
+                    if i + (i & -i) <= n_sentences:
+                        tree[i + (i & -i)] += tree[i]
+                order_state = seed
+                for k in range(occurrences):
+                    s = take(&tree[0], n_sentences, top, splitmix64(&order_state) % <uint64_t>(occurrences - k))
                     rate = <float>max(min_alpha, alpha - (alpha - min_alpha) *
                                       ((<double>epoch * total + done) / (<double>epochs * total)))
                     done += starts[s + 1] - starts[s]

@@ -13,19 +13,18 @@ import tokfx
 from conftest import fixture_path
 from tokfx._word2vec import sigmoid_table, train_skipgram
 from tokfx.reference import word2vec as ref
-from tokfx.word2vec import (DIMENSION, initial_vectors, nearest_neighbours, neighbour_agreement, sentence_order,
-                            train_embeddings)
+from tokfx.word2vec import DIMENSION, initial_vectors, nearest_neighbours, neighbour_agreement, train_embeddings
 
 
 def run_both(sentences, counts, n_tokens, dim, window, negative, epochs, sample, seed):
     ids = np.array([i for s in sentences for i in s], dtype=np.int32)
     starts = np.cumsum([0] + [len(s) for s in sentences]).astype(np.int64)
-    order = sentence_order(counts, seed)
+    counts = np.asarray(counts, dtype=np.int64)
     vectors = ((np.random.default_rng(seed).random((n_tokens, dim), dtype=np.float32) - np.float32(0.5))
                / np.float32(dim))
     twin = vectors.copy()
-    train_skipgram(ids, starts, order, vectors, window, negative, 0.025, 0.0001, epochs, sample, seed)
-    ref.train_skipgram(ids.tolist(), starts.tolist(), order.tolist(), twin, window, negative, 0.025, 0.0001,
+    train_skipgram(ids, starts, counts, vectors, window, negative, 0.025, 0.0001, epochs, sample, seed)
+    ref.train_skipgram(ids.tolist(), starts.tolist(), counts.tolist(), twin, window, negative, 0.025, 0.0001,
                        epochs, sample, seed, sigmoid_table())
     return vectors, twin
 
@@ -64,14 +63,26 @@ def test_draws_follow_the_negative_distribution():
 def test_bad_arguments_are_refused():
     vectors = np.zeros((3, 4), dtype=np.float32)
     ids, starts = np.array([0, 1, 5], dtype=np.int32), np.array([0, 3], dtype=np.int64)
+    one = np.array([1], dtype=np.int64)
     with pytest.raises(ValueError, match="token id 5 outside the 3 rows"):
-        train_skipgram(ids, starts, np.array([0], dtype=np.int64), vectors, 5, 15, 0.025, 1e-4, 1, 1e-3, 0)
-    with pytest.raises(ValueError, match="sentence index 1 outside the 1 sentences"):
-        train_skipgram(ids[:2], starts[:1].tolist() and np.array([0, 2], dtype=np.int64),
-                       np.array([1], dtype=np.int64), vectors, 5, 15, 0.025, 1e-4, 1, 1e-3, 0)
+        train_skipgram(ids, starts, one, vectors, 5, 15, 0.025, 1e-4, 1, 1e-3, 0)
+    with pytest.raises(ValueError, match="2 counts for 1 sentences"):
+        train_skipgram(ids[:2], np.array([0, 2], dtype=np.int64), np.array([1, 1], dtype=np.int64), vectors,
+                       5, 15, 0.025, 1e-4, 1, 1e-3, 0)
+    with pytest.raises(ValueError, match="negative count -1 of sentence 0"):
+        train_skipgram(ids[:2], np.array([0, 2], dtype=np.int64), -one, vectors, 5, 15, 0.025, 1e-4, 1, 1e-3, 0)
     with pytest.raises(ValueError, match="window must be at least 1"):
-        train_skipgram(ids[:2], np.array([0, 2], dtype=np.int64), np.array([0], dtype=np.int64), vectors,
-                       0, 15, 0.025, 1e-4, 1, 1e-3, 0)
+        train_skipgram(ids[:2], np.array([0, 2], dtype=np.int64), one, vectors, 0, 15, 0.025, 1e-4, 1, 1e-3, 0)
+
+
+def test_each_epoch_takes_every_occurrence_in_one_seeded_order():
+    counts = [3, 0, 1, 5, 2]
+    order = list(ref.occurrence_order(counts, 9))
+    assert sorted(order) == [0, 0, 0, 2, 3, 3, 3, 3, 3, 4, 4]
+    assert order == list(ref.occurrence_order(counts, 9)) != list(ref.occurrence_order(counts, 10))
+    # Not grouped: across seeds, a sentence's occurrences land anywhere in the order.
+    firsts = {list(ref.occurrence_order([50, 50], seed))[:10].count(0) for seed in range(20)}
+    assert len(firsts) > 3
 
 
 def test_embeddings_are_the_same_in_every_process(tmp_path):
@@ -108,7 +119,7 @@ def test_as_good_as_gensim_on_real_text():
     frequent = np.argsort(-frequency)[:100]
 
     def gensim_vectors(seed):
-        ordered = [[str(i) for i in sentences[k]] for k in sentence_order(counts, seed)]
+        ordered = [[str(i) for i in sentences[k]] for k in ref.occurrence_order(counts, seed)]
         model = gensim.Word2Vec(ordered, vector_size=DIMENSION, window=5, negative=15, alpha=0.025, min_count=1,
                                 sg=1, epochs=5, workers=1, seed=seed)
         out = initial_vectors(600, seed).astype(np.float64)

@@ -1,7 +1,8 @@
 """Token embeddings for SaGe: skip-gram word2vec with negative sampling (tokfx._word2vec, gensim's
 algorithm on one seeded generator) over pieces tokenized into token ids, each piece a sentence
 repeated its count times, all occurrences in one seeded random order (so that the decaying
-learning rate does not meet a frequent piece in one run).
+learning rate does not meet a frequent piece in one run; the order is drawn as training goes,
+tokfx.reference.word2vec.occurrence_order).
 
 SaGe's own code trains gensim on the corpus lines, as `context="line"` does (a sentence is a
 line); with `context="pretoken"` a sentence is one pre-token and word2vec's context never crosses
@@ -32,12 +33,6 @@ def initial_vectors(vocab_size: int, seed: int) -> np.ndarray:
     return (rng.random((vocab_size, DIMENSION), dtype=np.float32) - np.float32(0.5)) / np.float32(DIMENSION)
 
 
-def sentence_order(counts: Sequence[int], seed: int) -> np.ndarray:
-    """Every sentence index `counts[k]` times, in one seeded random order."""
-    return np.random.default_rng(seed).permutation(
-        np.repeat(np.arange(len(counts), dtype=np.int64), np.asarray(counts, dtype=np.int64)))
-
-
 def train_embeddings(pieces_ids: Sequence[Sequence[int]], counts: Sequence[int], vocab_size: int,
                      seed: int = 0) -> np.ndarray:
     """(vocab_size, DIMENSION) float64 embeddings by token id, from the tokenized pieces."""
@@ -46,7 +41,7 @@ def train_embeddings(pieces_ids: Sequence[Sequence[int]], counts: Sequence[int],
     np.cumsum(lengths, out=starts[1:])
     ids = np.fromiter((i for piece in pieces_ids for i in piece), dtype=np.int32, count=int(starts[-1]))
     vectors = initial_vectors(vocab_size, seed)
-    train_skipgram(ids, starts, sentence_order(counts, seed), vectors, WINDOW, NEGATIVE, ALPHA, MIN_ALPHA,
+    train_skipgram(ids, starts, np.asarray(counts, dtype=np.int64), vectors, WINDOW, NEGATIVE, ALPHA, MIN_ALPHA,
                    EPOCHS, SAMPLE, seed)
     return vectors.astype(np.float64)
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 MASK = (1 << 48) - 1
+M64 = (1 << 64) - 1
 MAX_EXP = np.float32(6)
 TABLE_SIZE = 1000
 F32 = np.float32
@@ -15,6 +16,30 @@ F32 = np.float32
 
 def lcg(state: int) -> int:
     return (state * 25214903917 + 11) & MASK
+
+
+def splitmix64(state: int) -> tuple[int, int]:
+    """(the new state, the draw)."""
+    state = (state + 0x9E3779B97F4A7C15) & M64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return state, z ^ (z >> 31)
+
+
+def occurrence_order(counts, seed: int):
+    """Sentence indices, each counts[s] times, in the order one epoch takes them: draw r below
+    the number of occurrences left, take the sentence whose running total of occurrences left
+    first exceeds r."""
+    left, state = list(counts), seed
+    for remaining in range(sum(left), 0, -1):
+        state, x = splitmix64(state)
+        r, s, running = x % remaining, 0, left[0]
+        while running <= r:
+            s += 1
+            running += left[s]
+        left[s] -= 1
+        yield s
 
 
 def dot(a, b) -> np.float32:
@@ -30,13 +55,13 @@ def draw(cumulative: np.ndarray, state: int) -> int:
     return next(i for i, c in enumerate(cumulative) if int(c) > x)
 
 
-def train_skipgram(ids, starts, order, vectors: np.ndarray, window: int, negative: int, alpha: float,
+def train_skipgram(ids, starts, counts, vectors: np.ndarray, window: int, negative: int, alpha: float,
                    min_alpha: float, epochs: int, sample: float, seed: int, table: np.ndarray) -> None:
     n_tokens, dim = vectors.shape
     token_count = [0] * n_tokens
-    for s in order:
+    for s, count in enumerate(counts):
         for i in range(starts[s], starts[s + 1]):
-            token_count[ids[i]] += 1
+            token_count[ids[i]] += count
     total = sum(token_count)
     if total == 0 or dim == 0:
         return
@@ -54,7 +79,7 @@ def train_skipgram(ids, starts, order, vectors: np.ndarray, window: int, negativ
     state = seed & MASK
     for epoch in range(epochs):
         done = 0
-        for s in order:
+        for s in occurrence_order(counts, seed):
             rate = F32(max(min_alpha, alpha - (alpha - min_alpha) * ((epoch * total + done) / (epochs * total))))
             done += starts[s + 1] - starts[s]
             kept = []
