@@ -51,10 +51,10 @@ def test_equals_the_reference_on_real_text_with_large_dot_products():
     assert np.abs(ours).max() > 0.1  # trained
 
 
-def test_draws_follow_the_negative_distribution():
-    # No context pairs (one-word sentences) so only the draws move the generator: with window
-    # 1 and two-word sentences, the centre word's row in the second matrix gets updates from
-    # negatives only; check the twin agrees when one token dominates the counts (narrow buckets).
+def test_bucketed_negative_draws_equal_a_full_scan():
+    # Tokens 0 and 1 dominate the counts and cover most buckets of the draw's range while the
+    # rare ones share a bucket: the search from a bucket start must find what the twin's
+    # search over the whole table finds.
     sentences = [[0, 1], [2, 3], [4, 0]]
     ours, twin = run_both(sentences, [500, 1, 1], 5, 8, 1, 15, 1, 0.0, 3)
     assert ours.tobytes() == twin.tobytes()
