@@ -19,6 +19,9 @@ class TokfxOptions(PipelineOptions):
         parser.add_argument("--output", default="tokfx-out",
                             help="output directory (tokfx run/encode) or counts file (tokfx count)")
         parser.add_argument("--tokenizer", default=None, help="tokenizer directory (tokfx encode)")
+        parser.add_argument("--lines-output", default=None,
+                            help="tokfx count: also write the corpus's line counts to this Parquet file"
+                                 " (for SaGe's line context: tokfx train --counts FILE --lines THIS)")
         parser.add_argument("--text-field", default="text", help="JSON field holding the text")
         parser.add_argument("--id-field", default=None,
                             help="JSON field holding a document id (default: file:line)")

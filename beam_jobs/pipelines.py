@@ -190,9 +190,9 @@ def build_encode(p, opts: TokfxOptions) -> None:
     _write(read, keyed, opts, tokenizer_file, config)
 
 
-def _write_counts_file(counts: dict, destination: str) -> int:
+def _write_counts_file(counts: dict, destination: str, unit: str = "pretoken") -> int:
     with tempfile.TemporaryDirectory() as local:
-        write_counts(Path(local) / "counts.parquet", counts)
+        write_counts(Path(local) / "counts.parquet", counts, unit)
         publish(Path(local) / "counts.parquet", destination)
     return len(counts)
 
@@ -206,6 +206,10 @@ def build_count(p, opts: TokfxOptions) -> None:
     resolve_pattern(opts.pattern)
     read = _read(p, opts, _inputs(opts))
     _count(read["documents"], opts) | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
+    if opts.lines_output:
+        (read["documents"]
+         | "CountLines" >> CountPretokens(opts.pattern, _special_tokens(opts), lines=True)
+         | "WriteLines" >> beam.Map(_write_counts_file, opts.lines_output, "line"))
     (read["rejected"]
      | "AllRejected" >> beam.combiners.ToList()
      | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output)))

@@ -13,6 +13,7 @@ from tokfx import Tokenizer
 from tokfx.cli import main
 from tokfx.reference import sage as ref
 from tokfx.alphabet import BYTES
+from tokfx.counts_file import read_counts
 from tokfx.parallel_count import count_lines_file
 from tokfx.pretokenize import PreTokenizer, count_lines
 from tokfx.reference.pathpiece import segment
@@ -162,8 +163,22 @@ def test_cli_trains_sage_over_lines_from_corpus_files(tmp_path, english, capsys)
     expected = tokfx.train(texts, "sage", vocab_size=500, initial_size=800, schedule=[650, 500],
                            embeddings_schedule=[800, 650], context="line", special_tokens=[EOT])
     assert (tmp_path / "tok" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
-    assert main(["train", "--counts", str(tmp_path / "c.parquet"), "-o", str(tmp_path / "x"), "-q", *options]) == 2
-    assert "sage with --context line (its default) needs the corpus files" in capsys.readouterr().err
+    # Or from counts files: tokfx count writes the line counts beside the pre-token counts.
+    from beam_jobs.pipelines import run
+    counts, lines = tmp_path / "c.parquet", tmp_path / "l.parquet"
+    run("count", ["--input", str(txt), "--input", str(jsonl), "--output", str(counts), "--lines-output", str(lines),
+                  "-q"])
+    assert read_counts(lines, "line") == count_lines(texts, [EOT])
+    assert main(["train", "--counts", str(counts), "--lines", str(lines), "-o", str(tmp_path / "from-counts"),
+                 "-q", *options]) == 0
+    assert (tmp_path / "from-counts" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    for argv, message in [
+            (["--counts", str(counts)], "needs the corpus's line counts beside --counts: --lines FILE"),
+            (["--counts", str(counts), "--lines", str(counts)], "a line counts file has columns line: binary"),
+            ([str(txt), "--lines", str(lines)], "--lines goes with --counts"),
+            (["--counts", str(counts), "--lines", str(lines), "--context", "pretoken"], "--lines is only read")]:
+        assert main(["train", *options, *argv, "-o", str(tmp_path / "x"), "-q"]) == 2
+        assert message in capsys.readouterr().err
 
 
 def test_lines_are_counted_between_special_tokens_up_to_each_newline():

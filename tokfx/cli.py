@@ -77,14 +77,21 @@ def cmd_train(args) -> None:
                                  embeddings_schedule=args.embeddings_schedule, context=args.context)
     lines = {} if trains_on_lines(args.algorithm, settings) else None
     start = time.perf_counter()
+    if args.lines and not args.counts:
+        raise ValueError("--lines goes with --counts (from corpus files the lines are counted)")
+    if args.lines and lines is None:
+        raise ValueError("--lines is only read by a trainer with --context line (sage)")
     if args.counts:
         if args.files:
             raise ValueError("give corpus files or --counts, not both")
         if lines is not None:
-            raise ValueError(f"{args.algorithm} with --context line (its default) needs the corpus files:"
-                             " a counts file has no lines (or give --context pretoken)")
+            if not args.lines:
+                raise ValueError(f"{args.algorithm} with --context line (its default) needs the corpus's line"
+                                 " counts beside --counts: --lines FILE (tokfx count --lines-output FILE),"
+                                 " or the corpus files, or --context pretoken")
+            lines = read_counts(args.lines, "line")
         counts = read_counts(args.counts)
-        _log(args, f"read counts from {args.counts}")
+        _log(args, f"read counts from {args.counts}" + (f" and lines from {args.lines}" if args.lines else ""))
     else:
         files = [Path(f) for f in args.files] or sample_corpus()
         if not args.files:
@@ -251,6 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
                         " add 38 for kana and CJK punctuation)")
     p.add_argument("--text-field", default="text", help="JSON field holding the text")
     p.add_argument("--processes", type=int, default=None, help="processes counting a .txt file")
+    p.add_argument("--lines", help="with --counts: the line counts file (tokfx count --lines-output) that"
+                   " sage's line context trains on")
     p.add_argument("--counts", help="train from this pre-token counts file (from tokfx count)"
                    " instead of corpus files")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
