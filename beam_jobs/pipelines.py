@@ -261,6 +261,8 @@ def run(command: str, argv: list[str]):
     if not opts.quiet:
         _show_progress()
     start = time.perf_counter()
+    if opts.lines_output and command != "count":
+        raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
     p = beam.Pipeline(options=options)
     try:
         BUILDERS[command](p, opts)  # checks the settings: a refused run deletes nothing

@@ -258,6 +258,8 @@ def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path, monkey
         assert output_digests(tmp_path / "sage-line-2") == output_digests(out)
     with pytest.raises(ValueError, match="context does not apply to algorithm 'bpe'"):
         run_pipeline(corpus[0], tmp_path / "bpe-line", "--context", "line")
+    with pytest.raises(ValueError, match="--lines-output is for tokfx count, not tokfx run"):
+        run_pipeline(corpus[0], tmp_path / "lines-run", "--lines-output", str(tmp_path / "l.parquet"))
 
 
 def test_pathpiece_training_params_pass_through_the_pipeline(corpus, tmp_path):
