@@ -23,8 +23,7 @@ from beam_jobs.files import publish
 
 def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict | None = None):
     start = time.perf_counter()
-    if lines is not None:
-        lines = dict(sorted(lines.items()))
+    # The lines need no sort here: SaGe orders them itself (sage.line_pieces).
     tokenizer = train(dict(sorted(counts.items())), lines=lines, **settings)
     with tempfile.TemporaryDirectory() as local:
         tokenizer.save(local)
