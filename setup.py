@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 HERE = Path(__file__).parent
 
@@ -19,7 +19,7 @@ extensions = [
 ]
 
 setup(
-    packages=["tokfx", "tokfx.reference", "tokfx.data", "tokfx.schemas", "beam_jobs"],
+    packages=find_packages(include=["tokfx", "tokfx.*", "beam_jobs"]) + ["tokfx.schemas"],
     # schemas/ is language-neutral and lives at the top level; tokfx/schemas links to it so
     # that it ships inside the package and Tokenizer.load finds it wherever tokfx is installed.
     package_data={"tokfx.schemas": ["*.json"], "tokfx.data": ["sample/*"]},

@@ -18,8 +18,9 @@ from apache_beam.transforms.window import GlobalWindow
 from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
-from tokfx.counts_file import most_frequent
-from tokfx.pretokenize import PreTokenizer
+from tokfx.counting.tables import most_frequent
+from tokfx.counting.texts import count_lines_into
+from tokfx.pre_tokenizers import PreTokenizer
 
 # Reducers that the summing spreads over; enough for a cluster, few enough that a bundle's
 # parts stay large.
@@ -43,7 +44,9 @@ class _CountInBundle(beam.DoFn):
 
     def setup(self):
         self.pretokenizer = PreTokenizer(self.pattern, self.special_tokens)
-        self.count_into = self.pretokenizer.count_lines_into if self.lines else self.pretokenizer.count_into
+        specials = self.pretokenizer.specials
+        self.count_into = (lambda text, counts: count_lines_into(text, counts, specials)) if self.lines \
+            else self.pretokenizer.count_into
 
     def start_bundle(self):
         self.counts: dict[bytes, int] = {}
@@ -122,7 +125,7 @@ def _at_least(counts: dict[bytes, int], min_count: int) -> dict[bytes, int]:
 class CountPretokens(beam.PTransform):
     """Documents -> a single element: the {pretoken: count} dict that training starts from.
 
-    With `lines`, the {line: count} dict instead (PreTokenizer.count_lines_into: what SaGe's
+    With `lines`, the {line: count} dict instead (tokfx.counting.texts.count_lines_into: what SaGe's
     context="line" trains on besides the pre-tokens); `min_count` and `max_pretokens` then do
     not apply."""
 

@@ -14,13 +14,13 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 from apache_beam.utils.shared import Shared
 
-from tokfx.corpus import utf8_length
-from tokfx.shards import shard_index
-from tokfx.tokenizer_files import tokenizer_from_dict
+from tokfx.formats.documents import utf8_length
+from tokfx.formats.shards.placement import shard_index
+from tokfx.tokenizer import Tokenizer
 
 
-def load_tokenizer_bytes(data: bytes):
-    return tokenizer_from_dict(json.loads(data))
+def load_tokenizer_bytes(data: bytes) -> Tokenizer:
+    return Tokenizer.from_dict(json.loads(data))
 
 
 class _Encode(beam.DoFn):

@@ -1,7 +1,7 @@
 """EvalHeldOut: the held-out documents -> the trained tokenizer's eval report in one directory.
 
 Runs in one reducer over all held-out documents (a small share of the corpus), in id order;
-writes what `tokfx eval` writes (tokfx.evaluation), figures only if matplotlib is installed.
+writes what `tokfx eval` writes (tokfx.eval.report), figures only if matplotlib is installed.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import tempfile
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from tokfx.evaluation import evaluate, write_report
+from tokfx.eval.report import evaluate, write_report
 from beam_jobs.encode import load_tokenizer_bytes
 from beam_jobs.files import publish
 

@@ -14,19 +14,21 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions, WorkerOptions
 
 from tokfx.alphabet import Alphabet
-from tokfx.counts_file import write_counts
-from tokfx.manifest import MANIFEST_JSON
-from tokfx.pretokenize import resolve_pattern
-from tokfx.registry import get_trainer
-from tokfx.shards import is_held_out
+from tokfx.cli.flags import BASIC_KEYWORDS, refuse_underscore_spellings, special_tokens, training_keywords
+from tokfx.data import sample_corpus
+from tokfx.formats.counts import write_counts
+from tokfx.formats.shards.manifest import MANIFEST_JSON
+from tokfx.formats.shards.placement import is_held_out
+from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
+from tokfx.models.training import trains_on_lines
+from tokfx.pre_tokenizers import resolve_pattern
+from tokfx.special_tokens import DEFAULT_SPECIAL
 from tokfx.tokenizer import Tokenizer
-from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
-from tokfx.training import check_vocab_size, training_settings, trains_on_lines
 from beam_jobs.count import CountPretokens
 from beam_jobs.encode import TokenizeDocs
 from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish
-from beam_jobs.options import DEFAULT_RUNNER, DEFAULT_SPECIAL, TokfxOptions
+from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions
 from beam_jobs.read import ReadCorpus
 from beam_jobs.train import TrainVocab
 from beam_jobs.write import REJECTED_DIR, SHARDS_DIR, WriteShards, write_rejected
@@ -36,6 +38,7 @@ EVAL_DIR = "eval"
 
 
 def _options(argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
+    refuse_underscore_spellings(argv, "pipeline")
     options = PipelineOptions(argv)
     # Beam only warns about a flag it does not know; a misspelt --vocab-size would silently
     # train with the default.
@@ -65,47 +68,27 @@ def _quiet_local_workers(options: PipelineOptions) -> None:
 def _inputs(opts: TokfxOptions) -> list[str]:
     if opts.input:
         return list(opts.input)
-    from tokfx.cli import sample_corpus  # the CLI owns the sample corpus's location
     return [str(p) for p in sample_corpus()]
-
-
-def _special_tokens(opts: TokfxOptions) -> list[str]:
-    return opts.special_token if opts.special_token is not None else [DEFAULT_SPECIAL]
 
 
 def config_of(opts: TokfxOptions, inputs: list[str], **extra) -> dict:
     """What determines the output (recorded in the manifest and shard footers); no paths out,
     no runner, no timings."""
     return {"inputs": inputs, "text_field": opts.text_field, "id_field": opts.id_field,
-            "special_tokens": _special_tokens(opts), "on_error": opts.on_error,
+            "special_tokens": special_tokens(opts), "on_error": opts.on_error,
             "num_shards": opts.num_shards, "append_eos": opts.append_eos, **extra}
 
 
 def _read(p, opts: TokfxOptions, inputs: list[str]):
     return p | "ReadCorpus" >> ReadCorpus(
         inputs, text_field=opts.text_field, id_field=opts.id_field,
-        special_tokens=_special_tokens(opts), on_error=opts.on_error,
+        special_tokens=special_tokens(opts), on_error=opts.on_error,
         txt_range_bytes=opts.txt_range_bytes, progress=not opts.quiet)
 
 
 def _count(docs, opts: TokfxOptions):
     return docs | "CountPretokens" >> CountPretokens(
-        opts.pattern, _special_tokens(opts), opts.min_pretoken_count, opts.max_pretokens)
-
-
-def _alphabet(opts: TokfxOptions) -> Alphabet:
-    return Alphabet.named(opts.alphabet, opts.cjk_groups)
-
-
-def _training_settings(opts: TokfxOptions) -> dict:
-    """Checks the settings before the pipeline runs; returns TrainVocab's extra params."""
-    get_trainer(opts.algorithm)
-    resolve_pattern(opts.pattern)
-    check_vocab_size(opts.vocab_size, _special_tokens(opts), _alphabet(opts))
-    return training_settings(opts.algorithm, opts.segmenter, initial_vocab=opts.initial_vocab,
-                             initial_size=opts.initial_size, schedule=opts.schedule,
-                             max_width=opts.max_width, seed=opts.seed,
-                             embeddings_schedule=opts.embeddings_schedule, context=opts.context)
+        opts.pattern, special_tokens(opts), opts.min_pretoken_count, opts.max_pretokens)
 
 
 def _write(docs_and_rejected, keyed, opts, tokenizer_file, config):
@@ -137,12 +120,13 @@ def _clear_previous_output(output_dir: str, command: str) -> None:
 
 def build_run(p, opts: TokfxOptions) -> None:
     inputs = _inputs(opts)
-    params = _training_settings(opts)
-    if opts.append_eos and DEFAULT_SPECIAL not in _special_tokens(opts):
+    keywords = training_keywords(opts)  # checks the settings before the pipeline runs
+    params = {name: value for name, value in keywords.items() if name not in BASIC_KEYWORDS}
+    if opts.append_eos and DEFAULT_SPECIAL not in special_tokens(opts):
         raise ValueError(f"--append-eos needs {DEFAULT_SPECIAL} among the special tokens")
     if not 0 <= opts.eval_fraction < 1:
         raise ValueError(f"--eval-fraction must be in [0, 1), got {opts.eval_fraction}")
-    alphabet = _alphabet(opts)
+    alphabet = Alphabet.named(keywords["alphabet"], keywords["cjk_groups"])
     config = config_of(opts, inputs, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, alphabet=alphabet.to_dict(),
                        min_pretoken_count=opts.min_pretoken_count,
@@ -155,13 +139,10 @@ def build_run(p, opts: TokfxOptions) -> None:
             lambda doc: not is_held_out(doc.id, fraction))
     lines = None
     if trains_on_lines(opts.algorithm, params):
-        lines = training_docs | "CountLines" >> CountPretokens(opts.pattern, _special_tokens(opts), lines=True)
+        lines = training_docs | "CountLines" >> CountPretokens(opts.pattern, special_tokens(opts), lines=True)
     tokenizer_file = (_count(training_docs, opts)
-                      | "TrainVocab" >> TrainVocab(
-                          FileSystems.join(opts.output, TOKENIZER_DIR), algorithm=opts.algorithm,
-                          vocab_size=opts.vocab_size, special_tokens=_special_tokens(opts),
-                          pattern=opts.pattern, alphabet=alphabet, progress=not opts.quiet,
-                          params=params, lines=lines))
+                      | "TrainVocab" >> TrainVocab(FileSystems.join(opts.output, TOKENIZER_DIR), keywords,
+                                                   progress=not opts.quiet, lines=lines))
     if fraction:
         # Held-out documents are still encoded into the shards below; only training skips them.
         (read["documents"]
@@ -208,7 +189,7 @@ def build_count(p, opts: TokfxOptions) -> None:
     _count(read["documents"], opts) | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
     if opts.lines_output:
         (read["documents"]
-         | "CountLines" >> CountPretokens(opts.pattern, _special_tokens(opts), lines=True)
+         | "CountLines" >> CountPretokens(opts.pattern, special_tokens(opts), lines=True)
          | "WriteLines" >> beam.Map(_write_counts_file, opts.lines_output, "line"))
     (read["rejected"]
      | "AllRejected" >> beam.combiners.ToList()

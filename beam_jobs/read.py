@@ -2,7 +2,7 @@
 
 Files are matched through Beam's FileSystems. A .jsonl[.gz|.zst] file is one read task (a
 compressed stream cannot be split); a .txt file is cut into byte ranges at special tokens with
-`tokfx.chunking.find_chunk_boundaries`, one read task each, so several workers read it.
+`tokfx.pre_tokenizers.boundaries.find_chunk_boundaries`, one read task each, so several workers read it.
 """
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from tokfx.chunking import find_chunk_boundaries
-from tokfx.corpus import (CorpusError, Document, Rejection, is_jsonl, read_jsonl, split_text_documents,
-                          utf8_length)
+from tokfx.formats.documents import CorpusError, Document, Rejection, utf8_length
+from tokfx.formats.readers.jsonl import is_jsonl, read_jsonl
+from tokfx.formats.readers.text import split_text_documents
+from tokfx.pre_tokenizers.boundaries import find_chunk_boundaries
 from beam_jobs.files import open_raw
 
 REJECTED = "rejected"
@@ -116,7 +117,7 @@ class _ReadTask(beam.DoFn):
 
 
 class ReadCorpus(beam.PTransform):
-    """File patterns -> {"documents": Documents, "rejected": Rejections} (see tokfx.corpus).
+    """File patterns -> {"documents": Documents, "rejected": Rejections} (tokfx.formats.documents).
 
     With `progress`, each read task logs what it read."""
 

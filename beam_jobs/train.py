@@ -15,9 +15,8 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from tokfx.alphabet import BYTES, Alphabet
-from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
-from tokfx.training import train
+from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
+from tokfx.models.training import train
 from beam_jobs.files import publish
 
 
@@ -38,19 +37,14 @@ def _train_on_both(both: dict, output_dir: str, settings: dict):
 
 
 class TrainVocab(beam.PTransform):
-    def __init__(self, output_dir: str, *, algorithm="bpe", vocab_size=2000, special_tokens=(),
-                 pattern="gpt2", alphabet: Alphabet = BYTES, progress: bool = False,
-                 params=None, lines=None):
-        """params: more `tokfx.train` keywords (the algorithm's own, `segmenter`, ...; see
-        tokfx.training.training_settings). lines: with params context="line", the PCollection
-        of the one {line: count} dict (CountPretokens(lines=True))."""
+    def __init__(self, output_dir: str, keywords: dict, *, progress: bool = False, lines=None):
+        """keywords: `tokfx.train`'s (algorithm, vocab_size, special_tokens, ..., the
+        algorithm's own params, segmenter; tokfx.cli.flags.training_keywords). lines: with
+        context="line", the PCollection of the one {line: count} dict
+        (CountPretokens(lines=True))."""
         super().__init__()
         self.output_dir, self.lines = output_dir, lines
-        self.settings = {"algorithm": algorithm, "vocab_size": vocab_size,
-                         "special_tokens": tuple(special_tokens), "pattern": pattern,
-                         "alphabet": alphabet.name,
-                         "cjk_groups": alphabet.groups if alphabet.groups else None,
-                         "progress": progress, **(params or {})}
+        self.settings = {**keywords, "progress": progress}
 
     def expand(self, counts):
         if self.lines is None:

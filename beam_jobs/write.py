@@ -18,8 +18,9 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.utils.shared import Shared
 
-from tokfx.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
-from tokfx.shards import shard_name, write_shard
+from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
+from tokfx.formats.shards.placement import shard_name
+from tokfx.formats.shards.writer import write_shard
 from beam_jobs.encode import load_tokenizer_bytes
 from beam_jobs.files import publish, write_bytes
 

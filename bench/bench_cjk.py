@@ -2,7 +2,7 @@
 
 For each corpus, pre-token counts once (GPT-2 pattern, <|endoftext|> split out); then per
 alphabet and vocabulary size, BPE training (process CPU time, median of --runs, counting
-excluded), encoding of the same corpus, and the metrics of tokfx.metrics over it.
+excluded), encoding of the same corpus, and the metrics of tokfx.eval.metrics over it.
 
     PYTHONPATH=.:bench python bench/bench_cjk.py [--corpora zh_5M ja_1M ko_4M] [--vocab 8000 32000]
 """
@@ -17,7 +17,7 @@ from corpora import load  # noqa: E402
 
 import tokfx  # noqa: E402
 from tokfx.alphabet import Alphabet  # noqa: E402
-from tokfx.metrics import base_symbols_per_char, renyi_efficiency, token_counts  # noqa: E402
+from tokfx.eval.metrics import base_symbols_per_char, renyi_efficiency, token_counts  # noqa: E402
 
 EOT = "<|endoftext|>"
 KANA = (0x38, 0x39, 0x3A, 0x3B)

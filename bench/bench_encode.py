@@ -26,8 +26,8 @@ def contenders():
     import tokenizers
 
     from tokfx import Tokenizer
-    from tokfx.hf_export import hf_tokenizer_json
-    from tokfx.patterns import GPT2
+    from tokfx.formats.hf_json import hf_tokenizer_json
+    from tokfx.pre_tokenizers.patterns import GPT2
     import json
 
     tok = Tokenizer.from_gpt2_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT])

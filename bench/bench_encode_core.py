@@ -28,10 +28,10 @@ from corpora import load  # noqa: E402
 
 from tokfx._bpe_encode import BPEEncoder  # noqa: E402
 from tokfx._pretokenize import piece_ends  # noqa: E402
-from tokfx.gpt2_files import read_gpt2_files  # noqa: E402
-from tokfx.hf_export import hf_tokenizer_json  # noqa: E402
-from tokfx.merge_table import byte_ids, merges_as_ids  # noqa: E402
-from tokfx.patterns import GPT2  # noqa: E402
+from tokfx.formats.gpt2 import read_gpt2_files  # noqa: E402
+from tokfx.formats.hf_json import hf_tokenizer_json  # noqa: E402
+from tokfx.segmenters.bpe import byte_ids, merges_as_ids  # noqa: E402
+from tokfx.pre_tokenizers.patterns import GPT2  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 REPEATS = 3

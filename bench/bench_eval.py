@@ -15,10 +15,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpora import CORPORA, load  # noqa: E402
 
 import tokfx  # noqa: E402
-from tokfx.pretokenize import count_lines  # noqa: E402
-from tokfx.registry import TRAINERS  # noqa: E402
-from tokfx.training import trains_on_lines  # noqa: E402
-from tokfx.evaluation import corpus_documents, evaluate, metrics_markdown, write_report  # noqa: E402
+from tokfx.counting import count_lines  # noqa: E402
+from tokfx.models.registry import TRAINERS  # noqa: E402
+from tokfx.models.training import trains_on_lines  # noqa: E402
+from tokfx.eval.report import corpus_documents, evaluate, metrics_markdown, write_report  # noqa: E402
 
 EVAL_CORPUS = CORPORA / "english/wikitext2_test.txt"
 

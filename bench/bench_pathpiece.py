@@ -28,7 +28,7 @@ from corpora import SEPARATOR, load  # noqa: E402
 import tokfx  # noqa: E402
 from tokfx._bpe_encode import BPEEncoder  # noqa: E402
 from tokfx._shortest_path import PathSegmenter  # noqa: E402
-from tokfx.merge_table import base_symbol_ids  # noqa: E402
+from tokfx.segmenters.bpe import base_symbol_ids  # noqa: E402
 
 EOT = "<|endoftext|>"
 PATTERN = "firstspace"

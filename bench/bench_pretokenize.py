@@ -13,7 +13,7 @@ import regex
 
 from corpora import load
 from tokfx import _pretokenize
-from tokfx.patterns import PATTERNS
+from tokfx.pre_tokenizers.patterns import PATTERNS
 
 CORPORA = ["en_10M", "zh_5M", "ja_1M", "ko_4M"]
 

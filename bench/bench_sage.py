@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpora import CORPORA, _normalised, load  # noqa: E402
 
 import tokfx  # noqa: E402
-from tokfx.pretokenize import count_lines  # noqa: E402
+from tokfx.counting import count_lines  # noqa: E402
 
 SCHEDULE = [4096, 3584, 3072, 2560, 2048, 1024]
 EMBEDDINGS = [4096, 3072, 2560, 2048]

@@ -23,10 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import load  # noqa: E402
 
 import tokfx  # noqa: E402
+from tokfx import Tokenizer  # noqa: E402
 from tokfx._bpe_train import train_merges, train_scaffold_merges  # noqa: E402
 from tokfx.alphabet import Alphabet  # noqa: E402
-from tokfx.bpe_trainer import packed_words, symbol_keys  # noqa: E402
-from tokfx.tokenizer_files import tokenizer_from_dict, tokenizer_to_dict  # noqa: E402
+from tokfx.models.bpe.merge_loop import packed_words, symbol_keys  # noqa: E402
+from tokfx.formats.tokfx_json import tokenizer_to_dict  # noqa: E402
 
 SPECIAL = "<|endoftext|>"
 # CPU time (time.process_time; all of it single-threaded) of each run, median of REPEATS: on the
@@ -47,7 +48,7 @@ def alternating_medians(runs: dict) -> dict:
 
 def cold_encode(tokenizer, text):
     """A run with a fresh encoder (its own empty piece cache): only encode() is timed."""
-    fresh = tokenizer_from_dict(tokenizer_to_dict(tokenizer))
+    fresh = Tokenizer.from_dict(tokenizer_to_dict(tokenizer))
     start = time.process_time()
     fresh.encode(text)
     return time.process_time() - start

@@ -31,7 +31,7 @@ def train_tokfx(docs, vocab):
 
 def train_rustbpe(docs, vocab):
     import rustbpe
-    from tokfx.patterns import GPT2
+    from tokfx.pre_tokenizers.patterns import GPT2
     rustbpe.Tokenizer().train_from_iterator(docs, vocab, pattern=GPT2)
 
 

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpora import load  # noqa: E402
 
-from tokfx.bpe_trainer import train_bpe_merges  # noqa: E402
-from tokfx.patterns import GPT2  # noqa: E402
+from tokfx.models.bpe.merge_loop import train_bpe_merges  # noqa: E402
+from tokfx.pre_tokenizers.patterns import GPT2  # noqa: E402
 
 try:
     import rustbpe

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_sage import anchor_text  # noqa: E402
 
 import tokfx  # noqa: E402
-from tokfx.word2vec import (ALPHA, DIMENSION, EPOCHS, NEGATIVE, WINDOW, initial_vectors,  # noqa: E402
+from tokfx.models.sage.word2vec import (ALPHA, DIMENSION, EPOCHS, NEGATIVE, WINDOW, initial_vectors,  # noqa: E402
                             nearest_neighbours, neighbour_agreement, train_embeddings)
 from tokfx.reference.word2vec import occurrence_order  # noqa: E402
 

@@ -47,7 +47,7 @@ def corpus_text(relative: str) -> str:
 @pytest.fixture(scope="session")
 def gpt2_vocab_merges():
     """GPT-2's (vocab: {id: bytes}, merges: [(bytes, bytes)]) from the fixtures."""
-    from tokfx.gpt2_files import read_gpt2_files
+    from tokfx.formats.gpt2 import read_gpt2_files
 
     return read_gpt2_files(fixture_path("gpt2_vocab.json"), fixture_path("gpt2_merges.txt"))
 

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from conftest import CORPUS_FILES, corpus_text, ends_of, fixture_path
 from tokfx._bpe_encode import BPEEncoder
-from tokfx.merge_table import byte_ids, merges_as_ids
-from tokfx.patterns import GPT2
+from tokfx.segmenters.bpe import byte_ids, merges_as_ids
+from tokfx.pre_tokenizers.patterns import GPT2
 from tokfx.reference.bpe_encode import apply_merges, encode_piece, merge_ranks
 
 # Few distinct bytes, so that runs (`aaaa`) and chains of merges are common; byte 0x00 never

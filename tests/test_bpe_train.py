@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 
 from conftest import corpus_text, fixture_path
 from tokfx._bpe_train import train_merges
-from tokfx.bpe_trainer import BYTE_KEYS, merges_as_bytes, token_bytes, train_bpe_merges
-from tokfx.gpt2_bytes import unicode_to_bytes
-from tokfx.patterns import GPT2
+from tokfx.models.bpe.merge_loop import BYTE_KEYS, train_bpe_merges
+from tokfx.progress import Progress
+from tokfx.segmenters.bpe import merges_as_bytes, token_bytes
+from tokfx.formats.gpt2 import unicode_to_bytes
+from tokfx.pre_tokenizers.patterns import GPT2
 from tokfx.reference.bpe_train import count_pairs
 from tokfx.reference.bpe_train import train_merges as reference_train_merges
 
@@ -180,7 +182,7 @@ def test_progress_is_reported_every_progress_every_merges_and_at_the_end():
 
 def test_progress_lines_go_to_stderr(capsys):
     counts = pretoken_counts(fixture_path("corpus.en").read_text(encoding="utf-8"))
-    train_bpe_merges(counts, 2000, progress=True)
+    train_bpe_merges(counts, 2000, progress=Progress())
     captured = capsys.readouterr()
     assert captured.out == ""
     *steps, last = captured.err.splitlines()

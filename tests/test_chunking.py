@@ -6,8 +6,8 @@ import regex
 
 from conftest import corpus_text, fixture_path
 from tokfx import count_pretokens, count_pretokens_file
-from tokfx.chunking import find_chunk_boundaries
-from tokfx.patterns import GPT2
+from tokfx.pre_tokenizers.boundaries import find_chunk_boundaries
+from tokfx.pre_tokenizers.patterns import GPT2
 
 EOT = "<|endoftext|>"
 

@@ -12,8 +12,8 @@ from conftest import CORPUS_FILES, corpus_path, fixture_path
 from test_bpe_train import pretoken_counts
 from tokfx import Tokenizer
 from tokfx.alphabet import Alphabet, DecodeError
-from tokfx.bpe_trainer import train_bpe_merges
-from tokfx.cli import main
+from tokfx.models.bpe.merge_loop import train_bpe_merges
+from tokfx.cli.main import main
 from tokfx.reference.alphabet import cjk_symbols
 from tokfx.reference.bpe_encode import encode_piece
 from tokfx.reference.bpe_train import train_merges as reference_train_merges

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import fixture_path
 from tokfx import Tokenizer
-from tokfx.cli import main
+from tokfx.cli.main import main
 
 EOT = "<|endoftext|>"
 

@@ -4,7 +4,9 @@ import json
 import pytest
 import zstandard
 
-from tokfx.corpus import CorpusError, iter_jsonl_texts, read_text_file
+from tokfx.formats.documents import CorpusError
+from tokfx.formats.readers.jsonl import iter_jsonl_texts
+from tokfx.formats.readers.text import read_text_file
 
 DOCS = [{"text": "first doc"}, {"text": "второй 文書"}, {"text": ""}]
 

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 import tokfx
-from tokfx.cli import main
-from tokfx.evaluation import corpus_documents, evaluate, write_report
+from tokfx.cli.main import main
+from tokfx.eval.report import corpus_documents, evaluate, write_report
 from tokfx.reference.neighbours import distinct_neighbours
 from conftest import corpus_path, corpus_text
 
@@ -127,7 +127,7 @@ def test_figures_are_deterministic(tokenizer_dirs, tmp_path):
 
 def test_without_matplotlib_metrics_still_come_out(tokenizer_dirs, tmp_path, monkeypatch, capsys):
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")
-                 or m == "tokfx.eval_plots"]:
+                 or m == "tokfx.eval.plots"]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     tokenizers = {d.name: tokfx.Tokenizer.load(d) for d in tokenizer_dirs}

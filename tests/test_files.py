@@ -6,7 +6,7 @@ import tokenizers
 import tokfx
 from conftest import CORPUS_FILES, corpus_path, fixture_path
 from tokfx import Tokenizer
-from tokfx.tokenizer_files import tokenizer_hash
+from tokfx.formats.tokfx_json import tokenizer_hash
 
 EOT = "<|endoftext|>"
 

@@ -10,10 +10,10 @@ from tokenizers import Tokenizer
 
 from conftest import corpus_text, ends_of, fixture_path
 from tokfx._bpe_encode import BPEEncoder
-from tokfx.gpt2_files import read_gpt2_files, write_gpt2_files
-from tokfx.hf_export import hf_tokenizer_json
-from tokfx.merge_table import byte_ids, merges_as_ids
-from tokfx.patterns import GPT2, PATTERNS
+from tokfx.formats.gpt2 import read_gpt2_files, write_gpt2_files
+from tokfx.formats.hf_json import hf_tokenizer_json
+from tokfx.segmenters.bpe import byte_ids, merges_as_ids
+from tokfx.pre_tokenizers.patterns import GPT2, PATTERNS
 
 END_OF_TEXT = "<|endoftext|>"
 END_OF_TEXT_ID = 50256

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from megatron_reader import read_megatron
-from tokfx.megatron import MegatronWriter
+from tokfx.formats.shards.megatron import MegatronWriter
 
 
 def test_the_layout_check_from_algorithms_md(tmp_path):

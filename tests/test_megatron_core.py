@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
 
-from tokfx.megatron import MegatronWriter
+from tokfx.formats.shards.megatron import MegatronWriter
 
 
 def random_documents(vocab_size: int, seed: int) -> list[list[int]]:

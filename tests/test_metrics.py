@@ -1,4 +1,4 @@
-"""tokfx.metrics on inputs small enough to compute by hand."""
+"""tokfx.eval.metrics on inputs small enough to compute by hand."""
 import math
 import random
 from array import array
@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 import tokfx
 from tokfx._neighbours import NeighbourPairs
 from tokfx.alphabet import Alphabet
-from tokfx.metrics import (CorpusStats, base_symbols_per_char, context_diversity, decode_errors, fertility,
+from tokfx.eval.metrics import (CorpusStats, base_symbols_per_char, context_diversity, decode_errors, fertility,
                            frequency_rank, jaccard, length_histogram, per_token, renyi_efficiency,
                            scaffold_share, token_counts, tokens_per_char, unused_share,
                            vocabulary_overlap, word_count)

@@ -7,10 +7,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from megatron_reader import read_megatron
-from tokfx.corpus import Document, Rejection, split_text_documents
-from tokfx.counts_file import most_frequent, read_counts, write_counts
-from tokfx.manifest import build_manifest
-from tokfx.shards import write_shard
+from tokfx.formats.documents import Document, Rejection
+from tokfx.formats.readers.text import split_text_documents
+from tokfx.counting.tables import most_frequent
+from tokfx.formats.counts import read_counts, write_counts
+from tokfx.formats.shards.manifest import build_manifest
+from tokfx.formats.shards.writer import write_shard
 
 CONFIG = {"vocab_size": 300}
 HASH = "ab" * 32

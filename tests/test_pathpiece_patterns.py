@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokfx
-from tokfx.pretokenize import PreTokenizer
+from tokfx.pre_tokenizers import PreTokenizer
 
 # Spaces, other whitespace (tab, newline, ideographic space), digits, letters, a 2-byte letter.
 texts = st.text(alphabet=" \t\n\u30001209abé", max_size=40)

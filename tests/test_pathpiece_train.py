@@ -12,9 +12,9 @@ from conftest import fixture_path
 from tokfx import Tokenizer
 from tokfx.alphabet import BYTES
 from tokfx._shortest_path import top_ngrams
-from tokfx.pathpiece import default_schedule, prune_rounds
+from tokfx.models.pathpiece import default_schedule, prune_rounds
 from tokfx.reference import pathpiece as ref
-from tokfx.training import training_settings
+from tokfx.models.training import training_settings
 
 EOT = "<|endoftext|>"
 

@@ -15,8 +15,8 @@ from beam_jobs.pipelines import run
 from megatron_reader import read_megatron
 from pipeline_corpus import (EOT, SOURCES, output_digests, paragraphs, read_shards,
                              schema_from_file, write_zst_shards)
-from tokfx.counts_file import read_counts
-from tokfx.tokenizer_files import tokenizer_hash, tokenizer_json_bytes
+from tokfx.formats.counts import read_counts
+from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
 
 SCHEMAS = Path(__file__).parents[1] / "schemas"
 VOCAB = 400
@@ -133,7 +133,7 @@ def test_count_then_train_from_counts(corpus, tmp_path):
     run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(counts_file), "-q"])
     texts = list(corpus[1].values())
     assert read_counts(counts_file) == tokfx.count_pretokens(texts, special_tokens=[EOT])
-    from tokfx.cli import main
+    from tokfx.cli.main import main
     assert main(["train", "--counts", str(counts_file), "-o", str(tmp_path / "tok"),
                  "--vocab-size", str(VOCAB), "-q"]) == 0
     expected = tokfx.train(texts, vocab_size=VOCAB, special_tokens=[EOT])
@@ -150,7 +150,7 @@ def test_count_pruning(corpus, tmp_path):
 
 
 def test_encode_an_existing_tokenizer_with_eos(corpus, first_run, tmp_path):
-    from tokfx.cli import main
+    from tokfx.cli.main import main
     tok_dir = first_run[0] / "tokenizer"
     assert main(["encode", str(tok_dir), "--output-dir", str(tmp_path / "enc"), "--input",
                  str(corpus[0] / "*.jsonl.zst"), "--append-eos", "--num-shards", "2", "-q"]) == 0
@@ -210,7 +210,7 @@ def test_run_with_the_cjk_alphabet(corpus, tmp_path):
 
 
 def test_bad_cjk_groups_are_one_line_errors(corpus, tmp_path, capsys):
-    from tokfx.cli import main
+    from tokfx.cli.main import main
     argv = ["run", "--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "x"), "-q",
             "--alphabet", "cjk"]
     assert main(argv + ["--cjk-groups", "zz"]) == 2
@@ -246,7 +246,7 @@ def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path, monkey
     expected = tokfx.train(texts, "sage", context="line", **settings)
     assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
     assert expected.tokens != tokfx.train(texts, "sage", context="pretoken", **settings).tokens  # it matters
-    assert counters["lines"] == sum(tokfx.pretokenize.count_lines(texts, [EOT]).values())
+    assert counters["lines"] == sum(tokfx.counting.count_lines(texts, [EOT]).values())
     assert json.loads((out / "tokenizer" / "tokfx.json").read_text())["params"]["context"] == "line"
     if _installed_outside_the_source_tree():
         # The line counts are summed and funnelled like the pre-token counts: two worker
@@ -288,7 +288,7 @@ def test_a_new_run_replaces_what_an_old_one_wrote(corpus, first_run, tmp_path):
         path.parent.mkdir(exist_ok=True)
         path.write_text("from an earlier run")
     (out / "notes.txt").write_text("the user's own file")
-    from tokfx.cli import main
+    from tokfx.cli.main import main
     # A refused run deletes nothing.
     assert main(["run", "--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(out), "-q",
                  "--vocab-size", "10"]) == 2

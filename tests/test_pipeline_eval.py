@@ -7,7 +7,7 @@ import pytest
 import tokfx
 from beam_jobs.pipelines import run
 from pipeline_corpus import paragraphs, read_shards
-from tokfx.shards import is_held_out
+from tokfx.formats.shards.placement import is_held_out
 
 FRACTION = 0.25
 RARE = " zqxwv"  # a pre-token found in one held-out document only

@@ -11,8 +11,8 @@ from apache_beam.testing.util import assert_that, equal_to
 import tokfx
 from beam_jobs.read import ReadCorpus, _PlanReads
 from pipeline_corpus import EOT, paragraphs, read_shards
-from tokfx.cli import main
-from tokfx.counts_file import read_counts
+from tokfx.cli.main import main
+from tokfx.formats.counts import read_counts
 
 GOOD = [{"text": "a good document"}, {"text": "another one"}]
 

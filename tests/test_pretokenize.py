@@ -4,15 +4,15 @@ import pytest
 import regex
 
 from tokfx import count_pretokens
-from tokfx.patterns import GPT2, PATTERNS
-from tokfx.pretokenize import PreTokenizer, resolve_pattern
+from tokfx.pre_tokenizers.patterns import GPT2, PATTERNS
+from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
 
 EOT = "<|endoftext|>"
 
 
 def test_longest_special_token_wins_where_two_overlap():
     pre = PreTokenizer("gpt2", [EOT, EOT + EOT])
-    chunks = list(pre.split_specials(f"a{EOT}{EOT}b{EOT}c"))
+    chunks = list(pre.specials.split(f"a{EOT}{EOT}b{EOT}c"))
     assert chunks == [("a", False), (EOT + EOT, True), ("b", False), (EOT, True), ("c", False)]
 
 

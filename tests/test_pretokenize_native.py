@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import CORPUS_FILES, FIXTURES, corpus_path
 from tokfx import _pretokenize
-from tokfx.patterns import PATTERNS
+from tokfx.pre_tokenizers.patterns import PATTERNS
 
 FAST = sorted(_pretokenize.FAST_PATTERNS)
 

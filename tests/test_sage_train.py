@@ -4,23 +4,25 @@ import json
 from array import array
 from itertools import accumulate
 
-import numpy as np
 import pytest
 
 import tokfx
 from conftest import fixture_path
 from tokfx import Tokenizer
-from tokfx.cli import main
+from tokfx.cli.main import main
 from tokfx.reference import sage as ref
 from tokfx.alphabet import BYTES
-from tokfx.counts_file import read_counts
-from tokfx.parallel_count import count_lines_file
-from tokfx.pretokenize import PreTokenizer, count_lines
+from tokfx.formats.counts import read_counts
+from tokfx.counting import count_lines, count_lines_file
+from tokfx.pre_tokenizers import PreTokenizer
+from tokfx.progress import QUIET
 from tokfx.reference.pathpiece import segment
-from tokfx.sage import (default_embeddings_schedule, default_schedule, greedy_pieces, line_pieces, prune_rounds,
-                        train_sage_tokenizer)
-from tokfx.tokenizer_files import tokenizer_json_bytes
-from tokfx.training import training_settings
+from tokfx.models.sage.pieces import greedy_pieces, line_pieces
+from tokfx.models.base import Target
+from tokfx.models.sage.trainer import SageTrainer, default_embeddings_schedule, default_schedule, prune_rounds
+from tokfx.special_tokens import SpecialTokens
+from tokfx.formats.tokfx_json import tokenizer_json_bytes
+from tokfx.models.training import training_settings
 
 EOT = "<|endoftext|>"
 
@@ -244,7 +246,9 @@ def test_context_line_trains_from_texts_or_lines(english, tmp_path):
     with pytest.raises(ValueError, match="context must be"):
         tokfx.train(english, "sage", context="document", **settings)
     with pytest.raises(ValueError, match="needs the texts' lines"):
-        train_sage_tokenizer(counts, special_tokens=(), pattern="gpt2", context="line", **settings)
+        own = {k: v for k, v in settings.items() if k != "vocab_size"}
+        SageTrainer({"context": "line", **own}).train(
+            counts, Target(settings["vocab_size"], SpecialTokens(()), BYTES, "gpt2"), QUIET)
     with pytest.raises(ValueError, match="takes no parameter .context."):
         tokfx.train(english, "bpe", context="line")
 

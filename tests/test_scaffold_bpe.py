@@ -17,15 +17,16 @@ from test_bpe_train import byte_words, packed, pretoken_counts, training_inputs
 from tokfx._bpe_encode import BPEEncoder
 from tokfx._bpe_train import ScaffoldEvent, train_scaffold_merges
 from tokfx.alphabet import Alphabet
-from tokfx.bpe_trainer import BYTE_KEYS, packed_words, symbol_keys, train_bpe_merges
-from tokfx.cli import main
-from tokfx.patterns import GPT2
+from tokfx.models.bpe.merge_loop import BYTE_KEYS, packed_words, symbol_keys
+from tokfx.cli.main import main
+from tokfx.pre_tokenizers.patterns import GPT2
 from tokfx.reference.bpe_train import train_merges as reference_bpe_merges
 from tokfx.reference.scaffold_bpe_encode import encode_piece as reference_encode_piece
 from tokfx.reference.scaffold_bpe_train import train_scaffold_merges as reference_scaffold_merges
-from tokfx.scaffold_bpe import train_scaffold_vocab
-from tokfx.scaffold_vocab import ScaffoldVocab
-from tokfx.tokenizer_files import TOKFX_JSON, tokenizer_json_bytes
+from tokfx.models.scaffold_bpe.trainer import train_scaffold_vocab
+from tokfx.progress import Progress
+from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
+from tokfx.formats.tokfx_json import TOKFX_JSON, tokenizer_json_bytes
 
 MERGED, FLAGGED, UNFLAGGED = ScaffoldEvent.MERGED, ScaffoldEvent.FLAGGED, ScaffoldEvent.UNFLAGGED
 SCHEMA = Path(__file__).parents[1] / "schemas" / "tokfx.schema.json"
@@ -419,7 +420,7 @@ def test_tokens_must_match_the_scaffold_vocabulary(small):
 
 def test_progress_goes_to_stderr(capsys):
     counts = pretoken_counts(fixture_path("corpus.en").read_text(encoding="utf-8"))
-    train_scaffold_vocab(counts, 2000, progress=True)
+    train_scaffold_vocab(counts, 2000, progress=Progress())
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.splitlines()

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from conftest import CORPUS_FILES, corpus_path, fixture_path
 from tokfx import Tokenizer
-from tokfx.patterns import GPT2
+from tokfx.pre_tokenizers.patterns import GPT2
 
 EOT = "<|endoftext|>"
 

@@ -4,7 +4,7 @@ import pytest
 
 import tokfx
 from conftest import fixture_path
-from tokfx.gpt2_bytes import unicode_to_bytes
+from tokfx.formats.gpt2 import unicode_to_bytes
 
 EOT = "<|endoftext|>"
 

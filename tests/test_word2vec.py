@@ -13,7 +13,7 @@ import tokfx
 from conftest import fixture_path
 from tokfx._word2vec import sigmoid_table, train_skipgram
 from tokfx.reference import word2vec as ref
-from tokfx.word2vec import DIMENSION, initial_vectors, nearest_neighbours, neighbour_agreement, train_embeddings
+from tokfx.models.sage.word2vec import DIMENSION, initial_vectors, nearest_neighbours, neighbour_agreement, train_embeddings
 
 
 def run_both(sentences, counts, n_tokens, dim, window, negative, epochs, sample, seed):
@@ -86,7 +86,7 @@ def test_each_epoch_takes_every_occurrence_in_one_seeded_order():
 
 
 def test_embeddings_are_the_same_in_every_process(tmp_path):
-    code = ("from tokfx.word2vec import train_embeddings; import sys, hashlib; "
+    code = ("from tokfx.models.sage.word2vec import train_embeddings; import sys, hashlib; "
             "e = train_embeddings([[1, 2, 3], [2, 3], [4, 1, 2, 5]], [3, 2, 4], 8, seed=7); "
             "sys.stdout.write(hashlib.sha256(e.tobytes()).hexdigest())")
     digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,

@@ -1,14 +1,15 @@
-"""tokfx: exact, fast tokenizer training and encoding for LLM pretraining data."""
-__version__ = "0.1.0"
+"""tokfx: exact, fast tokenizer training and encoding for LLM pretraining data.
 
-from tokfx.pretokenize import PreTokenizer, count_pretokens  # noqa: E402
-from tokfx.parallel_count import count_pretokens_file  # noqa: E402
-from tokfx.tokenizer import Tokenizer  # noqa: E402
-from tokfx.training import train  # noqa: E402
-from tokfx.bpe import train_bpe  # noqa: E402  (also registers the "bpe" trainer)
-import tokfx.scaffold_bpe  # noqa: E402, F401  (registers the "scaffold-bpe" trainer)
-import tokfx.pathpiece  # noqa: E402,F401  (registers the "pathpiece" trainer)
-import tokfx.sage  # noqa: E402,F401  (registers the "sage" trainer)
+The stages, one package each: `pre_tokenizers` (special tokens, then a pattern), `models` (the
+trainers: vocabulary construction), `segmenters` (a pre-token's symbols into ids); `Tokenizer`
+joins them. Around them: `counting` (what training starts from), `formats` (corpus readers,
+tokenizer files, counts, shards), `eval` (intrinsic metrics), `cli` (the `tokfx` command).
+"""
+from tokfx.version import __version__
+from tokfx.counting import count_pretokens, count_pretokens_file
+from tokfx.models.training import train, train_bpe
+from tokfx.pre_tokenizers import PreTokenizer
+from tokfx.tokenizer import Tokenizer
 
-__all__ = ["PreTokenizer", "Tokenizer", "count_pretokens", "count_pretokens_file", "train",
-           "train_bpe"]
+__all__ = ["PreTokenizer", "Tokenizer", "__version__", "count_pretokens", "count_pretokens_file",
+           "train", "train_bpe"]

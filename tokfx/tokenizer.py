@@ -1,5 +1,6 @@
 """`Tokenizer`: pre-tokenizer -> segmenter (BPE merges by rank, or one that runs over any
-vocabulary: tokfx.segmenters) -> ids, with special tokens by id."""
+vocabulary: tokfx.segmenters) -> ids, with special tokens by id; saved to and loaded from a
+directory (tokfx.formats.tokfx_json)."""
 from __future__ import annotations
 
 import os
@@ -11,13 +12,14 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from tokfx.alphabet import BYTES, Alphabet
-from tokfx.merge_table import base_symbol_ids, merges_as_ids
-from tokfx.pretokenize import PreTokenizer
-from tokfx.segmenters import DEFAULT_PARAMS as SEGMENTER_PARAMS
-from tokfx.segmenters import full_segmenter_params, make_encoder
+from tokfx.formats.gpt2 import read_gpt2_files
+from tokfx.formats.tokfx_json import read_tokfx_json, save_tokenizer, tokenizer_from_dict
+from tokfx.pre_tokenizers import PreTokenizer
+from tokfx.segmenters import full_segmenter_params, get_segmenter
+from tokfx.segmenters.bpe import base_symbol_ids, merges_as_ids
 
 if TYPE_CHECKING:
-    from tokfx.scaffold_vocab import ScaffoldVocab
+    from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
 
 # encode_iterable keeps at most about this many characters pending when the input offers no
 # safe cut (a newline between two non-space characters, or a special token).
@@ -65,20 +67,20 @@ class Tokenizer:
             if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
                 raise ValueError("scaffold: its alphabet or normal merges differ from the tokenizer's")
             scaffold.check_model(self._tokens, self._special.values())
-        if scaffold is not None and segmenter == "bpe":
-            self._encoder = scaffold.encoder()
-        else:
-            self._encoder = make_encoder(segmenter, self.segmenter_params, self._tokens, self._merges,
-                                         base_symbol_ids(self._ids_by_token, alphabet),
-                                         set(self._special.values()), alphabet)
+        self._encoder = get_segmenter(segmenter).build(
+            tokens=self._tokens, merges=self._merges,
+            symbol_ids=base_symbol_ids(self._ids_by_token, alphabet),
+            special_ids=set(self._special.values()), alphabet=alphabet, scaffold=scaffold,
+            **self.segmenter_params)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
         """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` is
         kept from the current segmenter unless given)."""
-        if segmenter == "bpe" and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
-            raise ValueError("segmenter 'bpe' needs merges, and this vocabulary has none: use"
+        takes = get_segmenter(segmenter)
+        if takes.needs_merges and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
+            raise ValueError(f"segmenter {segmenter!r} needs merges, and this vocabulary has none: use"
                              " pathpiece-l, pathpiece-r or greedy")
-        if "max_width" in self.segmenter_params and "max_width" in SEGMENTER_PARAMS.get(segmenter, {}):
+        if "max_width" in self.segmenter_params and "max_width" in takes.defaults:
             params = {"max_width": self.segmenter_params["max_width"], **params}
         return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
                          self.params, self.alphabet, segmenter, params, self.scaffold)
@@ -170,7 +172,7 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         """Ids of `text`; special tokens in it become their ids (the longest match first)."""
         ids: list[int] = []
-        for chunk, special in self.pretokenizer.split_specials(text):
+        for chunk, special in self.pretokenizer.specials.split(text):
             if special:
                 ids.append(self._special[chunk])
             else:
@@ -235,16 +237,21 @@ class Tokenizer:
         return self.alphabet.decode_located(symbols, errors, id_holding)
 
     # --- files ----------------------------------------------------------------------------
-    def save(self, directory: str | os.PathLike) -> None:
-        """Write tokfx.json, and the GPT-2 and Hugging Face files where they can express it."""
-        from tokfx.tokenizer_files import save_tokenizer
-        save_tokenizer(self, directory)
+    def save(self, directory: str | os.PathLike) -> str | None:
+        """Write tokfx.json, and the GPT-2 and Hugging Face files where they can express it;
+        return why they were not written, or None."""
+        return save_tokenizer(self, directory)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Tokenizer":
         """Read a tokenizer directory (or its tokfx.json)."""
-        from tokfx.tokenizer_files import load_tokenizer
-        return load_tokenizer(path)
+        doc, source = read_tokfx_json(path)
+        return cls.from_dict(doc, source)
+
+    @classmethod
+    def from_dict(cls, doc: dict, source: str = "tokfx.json") -> "Tokenizer":
+        """The tokenizer of a parsed tokfx.json; a fault is one ValueError naming `source`."""
+        return tokenizer_from_dict(doc, cls, source)
 
     @classmethod
     def from_gpt2_files(cls, vocab_json: str | os.PathLike, merges_txt: str | os.PathLike,
@@ -253,7 +260,6 @@ class Tokenizer:
 
         A special token already in the vocabulary keeps its id; others are appended.
         """
-        from tokfx.gpt2_files import read_gpt2_files
         vocab, byte_merges = read_gpt2_files(vocab_json, merges_txt)
         return cls.from_byte_merges(vocab, byte_merges, special_tokens, pattern)
 

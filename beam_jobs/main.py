@@ -1,0 +1,45 @@
+"""The entry point of `tokfx run`, `tokfx count` and `tokfx encode --output-dir` (the `tokfx`
+command hands them here): --help, the run, and errors as one line."""
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import sys
+
+from tokfx.cli.pipeline_commands import PIPELINE_HELP
+from tokfx.formats.documents import CorpusError
+from beam_jobs.options import TokfxOptions
+from beam_jobs.pipelines import run
+
+def _corpus_error(exc: BaseException) -> str | None:
+    """The CorpusError message inside an error a Beam runner wrapped (with its traceback)."""
+    if isinstance(exc, CorpusError):
+        return str(exc).split(" [while running")[0]
+    match = re.search(r"CorpusError: (.*?)(?: \[while running|\n|$)", str(exc))
+    return match.group(1) if match else None
+
+
+def run_command(command: str, argv: list[str]) -> int:
+    """Run the pipeline of `command`; the exit status."""
+    if "-h" in argv or "--help" in argv:
+        parser = argparse.ArgumentParser(prog=f"tokfx {command}",
+                                         description=PIPELINE_HELP[command] + "; any Beam pipeline option also passes through")
+        TokfxOptions._add_argparse_args(parser)
+        parser.print_help()
+        return 0
+    # Beam logs a worker's exception with its traceback before re-raising it; the user gets the
+    # one-line message below instead (an unexpected error is re-raised with its traceback).
+    logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
+    try:
+        run(command, argv)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"tokfx: error: {_corpus_error(exc) or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a runner's wrapper around a worker's error
+        message = _corpus_error(exc)
+        if message is None:
+            raise
+        print(f"tokfx: error: {message}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,5 @@
+import sys
+
+from tokfx.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,19 @@
+"""`tokfx eval`: intrinsic metrics of tokenizers on one corpus, side by side (tokfx.eval)."""
+from __future__ import annotations
+
+from tokfx.eval.report import corpus_documents, evaluate, tokenizer_names, write_report
+from tokfx.special_tokens import DEFAULT_SPECIAL
+from tokfx.tokenizer import Tokenizer
+
+NAME = "eval"
+HELP = "intrinsic metrics of tokenizers on a corpus, side by side: metrics.json, metrics.md, PNG figures, index.html"
+
+
+def run(args) -> None:
+    names = tokenizer_names(args.tokenizers)
+    tokenizers = {name: Tokenizer.load(path) for name, path in zip(names, args.tokenizers)}
+    separators = args.separator if args.separator is not None else [DEFAULT_SPECIAL]
+    documents = corpus_documents(args.corpus, args.text_field, separators)
+    report = evaluate(tokenizers, documents, args.alpha, args.window, progress=not args.quiet)
+    for path in write_report(report, args.output, plots=not args.no_plots):
+        print(path)

@@ -1,0 +1,203 @@
+"""Every flag of the `tokfx` command, declared once: name, type, default, choices and help.
+
+The library commands (`tokfx train`, `encode`, `inspect`, `eval`) build their argparse parsers
+from this table, and so do the Beam pipeline options (`tokfx run`, `count`, `encode
+--output-dir`: beam_jobs.options), so a flag means the same everywhere. `--help` shows each
+flag's default and choices; the algorithms and segmenters listed are the registries' own.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tokfx.alphabet import Alphabet
+from tokfx.models.registry import TRAINERS
+from tokfx.models.sage.trainer import CONTEXTS
+from tokfx.models.top_down import INITIAL_VOCABS
+from tokfx.models.training import check_vocab_size, training_settings
+from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
+from tokfx.segmenters import SEGMENTERS
+from tokfx.special_tokens import DEFAULT_SPECIAL, special_tokens_or_default
+
+ON_ERROR = ("fail", "skip")
+
+
+def sizes(text: str) -> list[int]:
+    """'60000,50000,40000' -> [60000, 50000, 40000]."""
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes like 60000,50000,40000, got {text!r}") from None
+
+
+@dataclass(frozen=True)
+class Flag:
+    names: tuple[str, ...]  # ("--vocab-size",), ("-q", "--quiet"), or a positional ("files",)
+    help: str
+    type: Callable | None = None
+    default: Any = None
+    choices: Sequence[str] | None = None
+    action: str | None = None
+    nargs: str | None = None
+    required: bool = False
+    metavar: str | None = None
+    dest: str | None = None
+    key: str | None = None  # its name in the table, where two commands give a name two meanings
+
+    @property
+    def name(self) -> str:
+        return self.key or self.names[-1].lstrip("-").replace("-", "_")
+
+    def add_to(self, parser) -> None:
+        kwargs: dict[str, Any] = {"help": self.help_text()}
+        for key in ("type", "choices", "action", "nargs", "metavar", "dest"):
+            if getattr(self, key) is not None:
+                kwargs[key] = getattr(self, key)
+        if self.default is not None:
+            kwargs["default"] = self.default
+        if self.required:
+            kwargs["required"] = True
+        parser.add_argument(*self.names, **kwargs)
+
+    def help_text(self) -> str:
+        if self.default is None or self.default is False or self.action == "store_true":
+            return self.help
+        return f"{self.help} (default: {self.default})"
+
+
+_FLAGS = [
+    # What is read.
+    Flag(("--input",), "file pattern of .jsonl, .jsonl.gz, .jsonl.zst or .txt files (repeatable;"
+         " default: the sample corpus shipped with tokfx)", action="append"),
+    Flag(("files",), ".txt, .jsonl, .jsonl.gz or .jsonl.zst files (default: the sample corpus shipped"
+         " with tokfx)", nargs="*"),
+    Flag(("--text-field",), "JSON field holding the text", default="text"),
+    Flag(("--id-field",), "JSON field holding a document id (default: file:line)"),
+    Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
+         " as rejected and go on", default="fail", choices=ON_ERROR),
+    Flag(("--txt-range-bytes",), "a .txt file is read in ranges of about this size, in parallel",
+         type=int, default=32 << 20),
+    Flag(("--processes",), "processes counting a .txt file (default: one per core)", type=int),
+    Flag(("--counts",), "train from this pre-token counts file (from tokfx count) instead of corpus files"),
+    Flag(("--lines",), "with --counts: the line counts file (tokfx count --lines-output) that sage's"
+         " line context trains on"),
+    # Pre-tokenization and training.
+    Flag(("--special-token",), f"a special token: never trained on, encoded as its own id; in a .txt"
+         f" file it separates documents (repeatable; default {DEFAULT_SPECIAL})", action="append"),
+    Flag(("--pattern",), f"pre-tokenization pattern: {', '.join(PATTERNS)}; or a regular expression",
+         default="gpt2"),
+    Flag(("--algorithm",), "vocabulary construction", default="bpe", choices=sorted(TRAINERS)),
+    Flag(("--vocab-size",), "alphabet + learned tokens + special tokens", type=int, default=2000),
+    Flag(("--alphabet",), "base symbols: bytes, or cjk (CJK-remapped bytes; the tokenizer directory"
+         " then holds tokfx.json only)", default="bytes", choices=("bytes", "cjk")),
+    Flag(("--cjk-groups",), "with --alphabet cjk: remapped lead-byte groups in hex (default 39,3a,3b;"
+         " add 38 for kana and CJK punctuation)"),
+    Flag(("--initial-vocab",), "pathpiece: initial vocabulary (default bpe)", choices=INITIAL_VOCABS),
+    Flag(("--initial-size",), "pathpiece, sage: initial vocabulary size (default 4 x --vocab-size, at"
+         " most 2^18)", type=int),
+    Flag(("--schedule",), "pathpiece, sage: vocab sizes after each round, e.g. 60000,50000,40000"
+         " (default: pathpiece halving steps, sage the official multiples)", type=sizes),
+    Flag(("--max-width",), "pathpiece, sage and the pathpiece-l/-r and greedy segmenters: widest token"
+         " in base symbols (default 16)", type=int),
+    Flag(("--seed",), "pathpiece-r, sage (word2vec): random seed (default 0)", type=int),
+    Flag(("--embeddings-schedule",), "sage: vocab sizes (the initial size or sizes of --schedule) at"
+         " which word2vec is retrained (default: the official multiples of --vocab-size)", type=sizes),
+    Flag(("--context",), "sage: word2vec and the ablation see the whole line (default, as the"
+         " official code; the corpus's lines are counted too) or one pre-token (faster, and all"
+         " that a counts file allows)", choices=CONTEXTS),
+    Flag(("--segmenter",), "segment with this instead of the algorithm's (or the tokenizer's) own"
+         " (bpe: merges; pathpiece-l/-r and greedy: any vocabulary)", choices=tuple(SEGMENTERS)),
+    Flag(("--min-pretoken-count",), "drop pre-tokens seen fewer times before training", type=int,
+         default=1),
+    Flag(("--max-pretokens",), "keep only the N most frequent pre-tokens for training", type=int),
+    # What is written.
+    Flag(("-o", "--output"), "tokenizer directory", default="tokfx-out/tokenizer", key="tokenizer_output"),
+    Flag(("--output",), "output directory (tokfx run, tokfx encode --output-dir) or counts file"
+         " (tokfx count)", default="tokfx-out", key="pipeline_output"),
+    Flag(("--lines-output",), "tokfx count: also write the corpus's line counts to this Parquet file"
+         " (for SaGe's line context: tokfx train --counts FILE --lines THIS)"),
+    Flag(("--tokenizer",), "tokenizer directory (tokfx encode --output-dir)"),
+    Flag(("--num-shards",), "output shards", type=int, default=4),
+    Flag(("--append-eos",), f"append the {DEFAULT_SPECIAL} id after every document", action="store_true"),
+    Flag(("--eval-fraction",), "tokfx run: hold out about this share of documents (by a hash of their"
+         " id) from training, and write the trained tokenizer's eval report on them into"
+         " OUTPUT/eval/ (they are still in the shards)", type=float, default=0.0),
+    Flag(("-q", "--quiet"), "no progress output", action="store_true"),
+    # Encoding, inspecting, evaluating.
+    Flag(("tokenizer",), "tokenizer directory or tokfx.json", key="tokenizer_dir"),
+    Flag(("--text",), "encode this text and print its ids"),
+    Flag(("-o", "--output"), "write JSON lines here instead of standard output", key="ids_output"),
+    Flag(("--output-dir",), "run the Beam pipeline instead: shards and manifest into this directory"
+         " (corpus from --input PATTERN; see tokfx run --help)"),
+    Flag(("tokenizers",), "tokenizer directories", nargs="+", metavar="TOKENIZER_DIR"),
+    Flag(("--corpus",), ".txt or .jsonl[.gz|.zst] files", nargs="+", required=True, metavar="FILE"),
+    Flag(("-o", "--output"), "report directory", required=True, key="report_output"),
+    Flag(("--separator",), f"text that separates documents in a .txt file (repeatable; default"
+         f" {DEFAULT_SPECIAL})", action="append"),
+    Flag(("--alpha",), "Rényi efficiency order", type=float, default=2.5),
+    Flag(("--window",), "context diversity: neighbours within this many positions", type=int, default=2),
+    Flag(("--no-plots",), "metrics only, no figures", action="store_true"),
+]
+
+FLAGS: dict[str, Flag] = {flag.name: flag for flag in _FLAGS}
+assert len(FLAGS) == len(_FLAGS), "two flags share a key"
+
+# The trainers' and segmenters' own options: None when not given (training_settings routes them).
+TRAINER_OPTIONS = ("initial_vocab", "initial_size", "schedule", "max_width", "seed",
+                   "embeddings_schedule", "context")
+TRAINING = ("special_token", "pattern", "algorithm", "vocab_size", "alphabet", "cjk_groups",
+            *TRAINER_OPTIONS, "segmenter")
+
+COMMAND_FLAGS = {
+    "train": ("files", "tokenizer_output", *TRAINING, "text_field", "processes", "counts", "lines",
+              "quiet"),
+    "encode": ("tokenizer_dir", "files", "text", "text_field", "ids_output", "segmenter", "output_dir"),
+    "inspect": ("tokenizer_dir",),
+    "eval": ("tokenizers", "corpus", "report_output", "text_field", "separator", "alpha", "window",
+             "no_plots", "quiet"),
+    # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
+    "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
+                 *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "num_shards",
+                 "append_eos", "txt_range_bytes", "on_error", "quiet"),
+}
+
+
+def add_flags(parser, command: str) -> None:
+    """Declare the flags of `command` (a key of COMMAND_FLAGS) on an argparse parser."""
+    for name in COMMAND_FLAGS[command]:
+        FLAGS[name].add_to(parser)
+
+
+def refuse_underscore_spellings(argv: Sequence[str], command: str) -> None:
+    """`--vocab_size` for `--vocab-size` is an error that names the right spelling, never a flag
+    silently ignored (Beam keeps options it does not know, under the same name as ours)."""
+    ours = {name for key in COMMAND_FLAGS[command] for name in FLAGS[key].names}
+    for arg in argv:
+        spelled = arg.split("=", 1)[0]
+        if spelled.startswith("--") and "_" in spelled and spelled.replace("_", "-") in ours:
+            raise ValueError(f"unknown option {spelled}: tokfx's flags are spelled with dashes,"
+                             f" {spelled.replace('_', '-')}")
+
+
+def special_tokens(args) -> list[str]:
+    return special_tokens_or_default(args.special_token)
+
+
+# The keywords of tokfx.train that every training has; the rest are settings of the algorithm
+# and the segmenter (recorded as such in a pipeline's config).
+BASIC_KEYWORDS = ("algorithm", "vocab_size", "special_tokens", "pattern", "alphabet", "cjk_groups")
+
+
+def training_keywords(args) -> dict:
+    """`tokfx.train` keywords from the parsed training flags, checked before any input is read."""
+    tokens = special_tokens(args)
+    alphabet = Alphabet.named(args.alphabet, args.cjk_groups)
+    check_vocab_size(args.vocab_size, tokens, alphabet)
+    resolve_pattern(args.pattern)
+    settings = training_settings(args.algorithm, args.segmenter,
+                                 **{name: getattr(args, name) for name in TRAINER_OPTIONS})
+    return {"algorithm": args.algorithm, "vocab_size": args.vocab_size, "special_tokens": tokens,
+            "pattern": args.pattern, "alphabet": alphabet.name,
+            "cjk_groups": alphabet.groups or None, **settings}

@@ -1,0 +1,25 @@
+"""The commands that are Beam pipelines (`tokfx run`, `tokfx count`, `tokfx encode --output-dir`):
+their descriptions, and how their command lines are told apart. The `tokfx` command hands them
+to beam_jobs.main unparsed."""
+from __future__ import annotations
+
+PIPELINE_HELP = {
+    "run": "the whole pipeline: corpus -> pre-token counts -> tokenizer -> Parquet and Megatron"
+           " shards + manifest.json (no arguments: the sample corpus into ./tokfx-out/)",
+    "count": "count pre-tokens of a corpus into a Parquet counts file (--output FILE)",
+    "encode": "encode a corpus with an existing tokenizer into shards and manifest.json"
+              " (tokfx encode TOKENIZER --output-dir DIR --input PATTERN)",
+}
+
+
+def pipeline_argv(argv: list[str]) -> tuple[str, list[str]] | None:
+    """(pipeline command, its Beam arguments) when `argv` asks for a pipeline, else None."""
+    if argv[:1] in (["run"], ["count"]):
+        return argv[0], argv[1:]
+    if argv[:1] == ["encode"] and any(a.split("=")[0] == "--output-dir" for a in argv):
+        rest = [("--output" + a[len("--output-dir"):]) if a.split("=")[0] == "--output-dir" else a
+                for a in argv[1:]]
+        if rest and not rest[0].startswith("-"):
+            rest = ["--tokenizer", *rest]
+        return "encode", rest
+    return None

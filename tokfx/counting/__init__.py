@@ -1,0 +1,7 @@
+"""Counting, what training starts from: pre-tokens (and lines, for SaGe's line context) over
+texts in memory (`texts`), over a large text file in parallel processes (`text_file`), and the
+operations on count tables (`tables`)."""
+from tokfx.counting.text_file import count_lines_file, count_pretokens_file
+from tokfx.counting.texts import count_lines, count_pretokens
+
+__all__ = ["count_lines", "count_lines_file", "count_pretokens", "count_pretokens_file"]

@@ -1,0 +1,41 @@
+"""Counting over texts in memory: pre-tokens (what every trainer learns from) and lines (what
+SaGe's context="line" learns from besides)."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import regex
+
+from tokfx.pre_tokenizers import PreTokenizer
+from tokfx.special_tokens import SpecialTokens
+
+_LINE = regex.compile(rb"[^\n]*\n|[^\n]+")
+
+
+def count_pretokens(texts: Iterable[str] | str, pattern: str = "gpt2",
+                    special_tokens: Sequence[str] = ()) -> dict[bytes, int]:
+    """{pre-token bytes: occurrences} over `texts` (one string or an iterable of strings)."""
+    pretokenizer = PreTokenizer(pattern, special_tokens)
+    counts: dict[bytes, int] = {}
+    for text in [texts] if isinstance(texts, str) else texts:
+        pretokenizer.count_into(text, counts)
+    return counts
+
+
+def count_lines_into(text: str, counts: dict[bytes, int], specials: SpecialTokens) -> None:
+    """Add the line counts of `text` into `counts`: a line is a chunk between special tokens
+    (left out) cut after every "\\n", the "\\n" kept at its end."""
+    for chunk, special in specials.split(text):
+        if special:
+            continue
+        for line in _LINE.findall(chunk.encode("utf-8")):
+            counts[line] = counts.get(line, 0) + 1
+
+
+def count_lines(texts: Iterable[str] | str, special_tokens: Sequence[str] = ()) -> dict[bytes, int]:
+    """{line bytes: occurrences} over `texts` (count_lines_into)."""
+    specials = SpecialTokens(special_tokens)
+    counts: dict[bytes, int] = {}
+    for text in [texts] if isinstance(texts, str) else texts:
+        count_lines_into(text, counts, specials)
+    return counts

@@ -1,0 +1,35 @@
+"""What readers produce: a corpus `Document`, or a `Rejection` (a record, or a whole file, that
+could not be read, and why); `CorpusError` is a rejection raised when the policy is to fail."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class CorpusError(ValueError):
+    """A corpus record that cannot be read; the message names the file and line."""
+
+
+class Document(NamedTuple):
+    """One corpus document. `source` locates it: `file:line`, or `file@byte offset` in a .txt."""
+    id: str
+    text: str
+    source: str
+
+
+def utf8_length(text: str) -> int:
+    """len(text.encode("utf-8")), without the copy for ASCII text (isascii() reads a flag)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+class Rejection(NamedTuple):
+    """A record (or a whole file, line None) that could not be read, and why."""
+    file: str
+    line: int | None
+    reason: str
+
+    @property
+    def message(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.reason}"
+
+

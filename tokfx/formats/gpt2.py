@@ -1,0 +1,89 @@
+"""GPT-2 style vocab.json ({token spelled with GPT-2's byte alphabet: id}) and merges.txt (one
+merge per line, the two parts spelled the same way and separated by one space)."""
+import json
+from functools import cache
+from pathlib import Path
+
+MERGES_HEADER = "#version: 0.2"
+
+
+@cache
+def bytes_to_unicode() -> dict[int, str]:
+    """Printable bytes stand for themselves; the other 68 map to chr(256), chr(257), ... in order."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    table = {b: chr(b) for b in printable}
+    shifted = 256
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(shifted)
+            shifted += 1
+    return dict(sorted(table.items()))
+
+
+@cache
+def unicode_to_bytes() -> dict[str, int]:
+    return {char: b for b, char in bytes_to_unicode().items()}
+
+
+def spell(token: bytes) -> str:
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in token)
+
+
+def unspell(spelling: str) -> bytes:
+    """Raises KeyError for a character outside GPT-2's byte alphabet."""
+    table = unicode_to_bytes()
+    return bytes(table[char] for char in spelling)
+
+
+def read_gpt2_files(vocab_json, merges_txt) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """(vocab: {id: token bytes}, merges: [(left bytes, right bytes)] in rank order); a ValueError
+    names the file (and line of merges.txt) of anything malformed."""
+    vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
+    with open(vocab_path, encoding="utf-8") as f:
+        spelled_vocab = json.load(f)
+    vocab = {}
+    for spelling, token_id in spelled_vocab.items():
+        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
+            raise ValueError(f"{vocab_path}: token {spelling!r} has the id {token_id!r}, not an int >= 0")
+        if token_id in vocab:
+            raise ValueError(f"{vocab_path}: id {token_id} belongs to two tokens, "
+                             f"{spell(vocab[token_id])!r} and {spelling!r}")
+        try:
+            vocab[token_id] = unspell(spelling)
+        except KeyError as error:
+            raise ValueError(f"{vocab_path}: token {spelling!r} has the character {error.args[0]!r}, "
+                             "which is not in GPT-2's byte alphabet") from None
+    known = set(spelled_vocab)
+    merges = []
+    with open(merges_path, encoding="utf-8", newline="") as f:
+        for line_number, line in enumerate(f, start=1):
+            line = line.removesuffix("\n").removesuffix("\r")
+            if (line_number == 1 and line.startswith("#version")) or not line:
+                continue  # GPT-2's header; a blank line (e.g. a trailing one) holds no merge
+            parts = line.split(" ")
+            if len(parts) != 2 or not all(parts):
+                raise ValueError(f"{merges_path}:{line_number}: expected two tokens separated by "
+                                 f"one space, got {line!r}")
+            unknown = [part for part in parts if part not in known]
+            if unknown:
+                raise ValueError(f"{merges_path}:{line_number}: {' and '.join(map(repr, unknown))} "
+                                 f"not in {vocab_path}")
+            merges.append((unspell(parts[0]), unspell(parts[1])))
+    return vocab, merges
+
+
+def write_gpt2_files(directory, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) -> None:
+    """vocab.json (tokens in id order) and merges.txt (with GPT-2's `#version: 0.2` first line,
+    which the original GPT-2 loader drops unread)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    spelled_vocab = {spell(vocab[token_id]): token_id for token_id in sorted(vocab)}
+    if len(spelled_vocab) != len(vocab):
+        raise ValueError("two ids share the same token bytes; vocab.json cannot hold both")
+    with open(directory / "vocab.json", "w", encoding="utf-8") as f:
+        json.dump(spelled_vocab, f, ensure_ascii=False)
+    with open(directory / "merges.txt", "w", encoding="utf-8", newline="\n") as f:
+        f.write(MERGES_HEADER + "\n")
+        f.writelines(f"{spell(left)} {spell(right)}\n" for left, right in merges)

@@ -1,0 +1,91 @@
+"""JSON-lines documents: .jsonl, .jsonl.gz, .jsonl.zst, one JSON object per line, its text in a
+field (`text` by default) and optionally its id in another.
+
+Bad input is a Rejection naming the file and line: a line that is not JSON, a missing or
+non-string text field, text that is not valid UTF-8; a truncated or corrupt compressed file
+is a Rejection of the whole file (line None).
+"""
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+import zstandard
+
+from tokfx.formats.documents import CorpusError, Document, Rejection
+from tokfx.formats.readers.compression import iter_lines
+
+SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst")
+
+
+def is_jsonl(path: str | os.PathLike) -> bool:
+    return str(path).endswith(SUFFIXES)
+
+
+def _document(record, text_field: str, id_field: str | None, source: str) -> Document | str:
+    """The document of one parsed JSON record, or the reason it is rejected."""
+    if not isinstance(record, dict) or text_field not in record:
+        return f"no {text_field!r} field"
+    text = record[text_field]
+    if not isinstance(text, str):
+        return f"field {text_field!r} is {type(text).__name__}, not a string"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A JSON escape of a lone surrogate: valid JSON, but no UTF-8 text.
+        return "not valid UTF-8 (lone surrogate)"
+    if id_field is None:
+        return Document(source, text, source)
+    if id_field not in record or record[id_field] is None:
+        return f"no {id_field!r} field"
+    return Document(str(record[id_field]), text, source)
+
+
+def read_jsonl(raw: BinaryIO, name: str, text_field: str = "text",
+               id_field: str | None = None) -> Iterator[Document | Rejection]:
+    """Each record of an open JSON-lines file as a Document or a Rejection, streamed.
+
+    A file that ends early or is corrupt ends with a Rejection of the whole file (line None);
+    so does a file with no bytes at all. Blank lines are not documents.
+    """
+    line_no = 0
+    try:
+        for line_no, line in enumerate(iter_lines(raw, name), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except UnicodeDecodeError:
+                yield Rejection(name, line_no, "not valid UTF-8")
+                continue
+            except json.JSONDecodeError as exc:
+                yield Rejection(name, line_no, f"not JSON ({exc.msg})")
+                continue
+            doc = _document(record, text_field, id_field, f"{name}:{line_no}")
+            yield doc if isinstance(doc, Document) else Rejection(name, line_no, doc)
+    except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        yield Rejection(name, None, f"truncated or corrupt after line {line_no} ({exc})")
+        return
+    if line_no == 0:
+        yield Rejection(name, None, "empty file")
+
+
+def iter_jsonl_texts(path: str | os.PathLike, text_field: str = "text") -> Iterator[tuple[int, str]]:
+    """(line number, text) of each record of a JSON-lines file, streamed; bad input raises.
+
+    An empty file has no texts and is not an error here (a caller that cares sees no lines).
+    """
+    path = Path(path)
+    with open(path, "rb") as raw:
+        for item in read_jsonl(raw, str(path), text_field):
+            if isinstance(item, Rejection):
+                if item.reason == "empty file":
+                    return
+                raise CorpusError(item.message)
+            yield int(item.source.rsplit(":", 1)[1]), item.text

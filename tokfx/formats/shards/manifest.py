@@ -1,0 +1,51 @@
+"""manifest.json: written last into an output directory, its presence marks a complete output.
+
+It records the config, the tokenizer hash, every shard's files with sha256, and totals that
+add up: documents read = documents written + documents rejected. No timings, so two runs over
+the same input give the same bytes.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+
+import fastjsonschema
+
+from tokfx.version import __version__
+
+MANIFEST_JSON = "manifest.json"
+
+
+@cache
+def _validator():
+    schema = resources.files("tokfx.schemas").joinpath("manifest.schema.json").read_text()
+    return fastjsonschema.compile(json.loads(schema))
+
+
+def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
+                   shards: Sequence[Mapping], totals: Mapping[str, int]) -> dict:
+    """`alphabet`: the tokenizer's (tokfx.json's "alphabet"), which the shards' ids are over."""
+    written = sum(s["documents"] for s in shards)
+    if totals["documents_read"] != written + totals["documents_rejected"]:
+        raise ValueError(f"documents do not add up: read {totals['documents_read']},"
+                         f" written {written}, rejected {totals['documents_rejected']}")
+    manifest = {"format": "tokfx-shards", "tokfx_version": __version__,
+                "tokenizer_hash": tokenizer_hash, "alphabet": dict(alphabet),
+                "config": dict(config),
+                "shards": sorted((dict(s) for s in shards), key=lambda s: s["index"]),
+                "totals": {**totals, "documents_written": written}}
+    validate_manifest(manifest)
+    return manifest
+
+
+def validate_manifest(manifest: Mapping) -> None:
+    try:
+        _validator()(manifest)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        raise ValueError(f"not a valid manifest.json: {exc.message}") from None
+
+
+def manifest_json_bytes(manifest: Mapping) -> bytes:
+    return (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()

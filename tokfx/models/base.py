@@ -1,0 +1,95 @@
+"""The trainer interface: what every vocabulary-construction algorithm takes and gives.
+
+A trainer learns from `{pre-token bytes: count}` over an alphabet's base symbols (and, when it
+`takes_lines`, from `{line bytes: count}` too) and returns a `Model`: its tokens in id order
+(base symbols first), merges if it has them, the parameters to record, and the segmenter that
+encodes with it. `finish` appends the special tokens, the same way for every trainer, and builds
+the `Tokenizer`.
+
+A trainer is a class with a `name`, a `Params` dataclass (its own parameters and their defaults,
+which `tokfx.train` and the command line accept by name) and a `train` method; it is listed in
+`tokfx.models.registry`.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import ClassVar
+
+from tokfx.alphabet import Alphabet
+from tokfx.progress import Progress
+from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
+from tokfx.special_tokens import SpecialTokens
+from tokfx.tokenizer import Tokenizer
+
+
+@dataclass(frozen=True)
+class Target:
+    """What is asked of a trainer: `vocab_size` counts the base symbols, the learned tokens and
+    the special tokens (de-duplicated), which come last."""
+    vocab_size: int
+    special_tokens: SpecialTokens
+    alphabet: Alphabet
+    pattern: str
+
+    @property
+    def learned(self) -> int:
+        """How many tokens are left to learn beside the base symbols and the special tokens."""
+        return self.vocab_size - self.alphabet.size - len(self.special_tokens)
+
+    def without_specials(self, size: int) -> int:
+        """A size counted as vocab_size is (special tokens included), without the special tokens."""
+        return size - len(self.special_tokens)
+
+
+@dataclass
+class Model:
+    """What a trainer learned. `tokens`: by id, as the alphabet holds tokens (base symbols
+    first); `merges`: (left id, right id, merged id) in rank order; `params`: recorded in
+    tokfx.json ("vocab_size" first)."""
+    tokens: list
+    params: dict
+    merges: list[tuple[int, int, int]] = field(default_factory=list)
+    segmenter: str = "bpe"
+    segmenter_params: dict | None = None
+    scaffold: ScaffoldVocab | None = None
+
+
+class Trainer(ABC):
+    name: ClassVar[str]
+    # Whether it learns from line counts too (with its `context` parameter at "line").
+    takes_lines: ClassVar[bool] = False
+
+    @dataclass(frozen=True)
+    class Params:
+        """The trainer's own parameters, with their defaults (none for plain BPE)."""
+
+    def __init__(self, params: Mapping | None = None):
+        unknown = sorted(set(params or {}) - set(self.param_names()))
+        if unknown:
+            raise ValueError(f"algorithm {self.name!r} takes no parameter {unknown[0]!r} (it takes:"
+                             f" {', '.join(self.param_names()) or 'none'})")
+        self.params = self.Params(**(params or {}))
+
+    @classmethod
+    def param_names(cls) -> list[str]:
+        return [f.name for f in fields(cls.Params)]
+
+    def reads_lines(self) -> bool:
+        """Whether this training learns from line counts as well (context="line")."""
+        return self.takes_lines and getattr(self.params, "context") == "line"
+
+    @abstractmethod
+    def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
+              lines: Mapping[bytes, int] | None = None) -> Model:
+        """Learn from the pre-token counts (and `lines`, when `reads_lines()`)."""
+
+
+def finish(model: Model, algorithm: str, target: Target) -> Tokenizer:
+    """The tokenizer of a learned model: the special tokens appended after its tokens."""
+    tokens = list(model.tokens)
+    special_ids = target.special_tokens.ids_after(len(tokens))
+    tokens += [target.alphabet.token_of_text(name) for name in target.special_tokens]
+    return Tokenizer(tokens, model.merges, special_ids, target.pattern, algorithm, model.params,
+                     target.alphabet, model.segmenter, model.segmenter_params, model.scaffold)

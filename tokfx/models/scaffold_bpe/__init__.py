@@ -1,0 +1,1 @@
+"""Scaffold-BPE: the trainer (`trainer`), over BPE's merge loop."""

@@ -1,0 +1,7 @@
+"""Pre-tokenization, the first stage: special tokens cut out, then each chunk split by a named
+pattern (`patterns`) in the native splitter or by a user regex (`pre_tokenizer`); `boundaries`
+says where text can be cut without changing its pieces (parallel counting, streaming encode)."""
+from tokfx.pre_tokenizers.patterns import PATTERNS
+from tokfx.pre_tokenizers.pre_tokenizer import PreTokenizer, resolve_pattern
+
+__all__ = ["PATTERNS", "PreTokenizer", "resolve_pattern"]

@@ -1,0 +1,64 @@
+"""Named pre-tokenization patterns (regex sources, for the `regex` package)."""
+
+# GPT-2's pattern as published with the model (and used by the cs336 reference trainer).
+GPT2 = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+# cl100k_base (GPT-3.5/4), as tiktoken spells it.
+CL100K = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+
+# o200k_base (GPT-4o), as tiktoken spells it.
+O200K = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+# Llama 3, as Meta's reference tokenizer spells it.
+LLAMA3 = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+# The PathPiece paper's pre-tokenization variants (ALGORITHMS.md, PathPiece). Whitespace is
+# regex's \s, as in the patterns above.
+# FirstSpace: maximal whitespace and non-whitespace runs; a single U+0020 directly before a
+# non-whitespace run moves to its front (a whitespace run gives up its last character only when
+# that character is U+0020 and a non-whitespace run follows).
+FIRSTSPACE = r""" ?\S+|\s+(?= \S)|\s+"""
+# Space: every U+0020 is its own chunk; the text between spaces stays whole.
+SPACE = r""" |[^ ]+"""
+# Digit: every ASCII digit is its own chunk; the text between digits stays whole.
+DIGIT = r"""[0-9]|[^0-9]+"""
+# FirstSpace, then every ASCII digit split off (a space moved to the front of a digit is left
+# on its own).
+FIRSTSPACE_DIGIT = r"""[0-9]| ?[^\s0-9]+| (?=[0-9])|\s+(?= \S)|\s+"""
+SPACE_DIGIT = r""" |[0-9]|[^ 0-9]+"""
+# None: the whole chunk (a document, or the text between two special tokens) is one piece.
+NONE = r"""[\s\S]+"""
+
+PATTERNS = {
+    "gpt2": GPT2,
+    "cl100k": CL100K,
+    "gpt4": CL100K,
+    "o200k": O200K,
+    "llama3": LLAMA3,
+    "firstspace": FIRSTSPACE,
+    "space": SPACE,
+    "digit": DIGIT,
+    "firstspace-digit": FIRSTSPACE_DIGIT,
+    "space-digit": SPACE_DIGIT,
+    "none": NONE,
+}
+
+# Variants that keep a newline in the same piece as its neighbours: a newline between two
+# non-space characters is not a place to cut text (tokfx.pre_tokenizers.boundaries) for them.
+NO_NEWLINE_SPLIT = frozenset({"space", "digit", "space-digit", "none"})

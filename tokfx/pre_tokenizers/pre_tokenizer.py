@@ -1,0 +1,108 @@
+"""Pre-tokenization: split text on special tokens, then split each chunk with a named pattern.
+
+Special tokens never reach training: counting drops them, `Tokenizer.encode` emits their ids.
+Built-in patterns run in the native splitter (`tokfx._pretokenize`, exactly equal to the `regex`
+package); user patterns run in `regex`.
+"""
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from itertools import accumulate
+
+import regex
+
+from tokfx import _pretokenize
+from tokfx.pre_tokenizers.boundaries import is_safe_newline
+from tokfx.pre_tokenizers.patterns import NO_NEWLINE_SPLIT, PATTERNS
+from tokfx.special_tokens import SpecialTokens
+
+_PLAIN_WORD = regex.compile(r"[A-Za-z0-9_-]+")
+
+
+def resolve_pattern(pattern: str) -> tuple[str | None, str]:
+    """(name, regex source) of a built-in pattern name or a user regex.
+
+    A bare word that is not a built-in name is refused rather than taken as a regex: a typo in a
+    pattern name would otherwise silently pre-tokenize with a literal.
+    """
+    if pattern in PATTERNS:
+        return pattern, PATTERNS[pattern]
+    if _PLAIN_WORD.fullmatch(pattern):
+        raise ValueError(f"unknown pattern name {pattern!r}; known: {', '.join(sorted(PATTERNS))}"
+                         " (or pass a regular expression)")
+    try:
+        regex.compile(pattern)
+    except regex.error as exc:
+        raise ValueError(f"invalid pattern regex {pattern!r}: {exc}") from None
+    return None, pattern
+
+
+class PreTokenizer:
+    """Special-token split, then pattern split, over one text at a time."""
+
+    def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] = ()):
+        self.pattern_name, self.pattern_regex = resolve_pattern(pattern)
+        self.specials = SpecialTokens(special_tokens)
+        self._compiled = regex.compile(self.pattern_regex)
+        self._native = self.pattern_name in _pretokenize.FAST_PATTERNS
+
+    def piece_ends(self, data: bytes) -> array:
+        """Exclusive end offsets (in bytes) of the pieces of one UTF-8 chunk without specials."""
+        if self._native:
+            return _pretokenize.piece_ends(data, self.pattern_name)
+        pieces = self._compiled.findall(data.decode("utf-8"))
+        return array("q", accumulate(len(p.encode("utf-8")) for p in pieces))
+
+    def safe_cut(self, text: str, force: bool = False) -> int:
+        """An index where `text` can be cut and both halves encoded apart with the same result.
+
+        The last newline between two non-space characters (unless the pattern keeps newlines
+        inside pieces: `NO_NEWLINE_SPLIT`), else the start of the last special token; 0 if there
+        is none. With `force`, when there is none, the start of the last two
+        pieces of the last ordinary chunk (exact for the built-in patterns, whose lookahead
+        reaches one character).
+        """
+        chunks = list(self.specials.split(text))
+        offset = len(text)
+        for chunk, special in reversed(chunks):
+            offset -= len(chunk)
+            if special:
+                return offset
+            pos = -1 if self.pattern_name in NO_NEWLINE_SPLIT else chunk.rfind("\n", 0, len(chunk) - 1)
+            while pos > 0:
+                if is_safe_newline(chunk[pos - 1], chunk[pos + 1]):
+                    return offset + pos + 1
+                pos = chunk.rfind("\n", 0, pos)
+            if force:
+                data = chunk.encode("utf-8")
+                ends = self.piece_ends(data)
+                if len(ends) >= 3:
+                    return offset + len(data[:ends[-3]].decode("utf-8"))
+                force = False
+        return 0
+
+    def pieces(self, text: str) -> list[bytes]:
+        """The pre-tokens of `text` as UTF-8 bytes, special tokens left out."""
+        out: list[bytes] = []
+        for chunk, special in self.specials.split(text):
+            if special:
+                continue
+            if self._native:
+                out.extend(_pretokenize.split(chunk.encode("utf-8"), self.pattern_name))
+            else:
+                out.extend(p.encode("utf-8") for p in self._compiled.findall(chunk))
+        return out
+
+    def count_into(self, text: str, counts: dict[bytes, int]) -> None:
+        """Add the pre-token counts of `text` (special tokens left out) into `counts`."""
+        for chunk, special in self.specials.split(text):
+            if special:
+                continue
+            if self._native:
+                _pretokenize.count_pieces(chunk.encode("utf-8"), self.pattern_name, counts)
+            else:
+                for piece in self._compiled.findall(chunk):
+                    key = piece.encode("utf-8")
+                    counts[key] = counts.get(key, 0) + 1
+

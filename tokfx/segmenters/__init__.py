@@ -1,0 +1,55 @@
+"""Segmenters, the third stage: how a `Tokenizer` turns one pre-token's base symbols into ids.
+
+The registry below names each segmenter, its parameters with their defaults, and the factory of
+its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
+
+- `bpe` (`bpe.py`): merges by rank; needs the merges (Scaffold-BPE's expanded ones, then
+  demolition, when the tokenizer has a scaffold vocabulary).
+- `pathpiece-l`, `pathpiece-r`, `greedy` (`shortest_path.py`): run over any vocabulary. Params:
+  `max_width` (longest token used, in base symbols; default 16, the PathPiece paper's L) and for
+  `pathpiece-r` a `seed` (default 0; each pre-token draws from the seed and its own symbols, so
+  encoding is deterministic however the text is cut).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from tokfx.segmenters.bpe import merges_encoder
+from tokfx.segmenters.shortest_path import path_encoder
+
+
+@dataclass(frozen=True)
+class Segmenter:
+    defaults: Mapping[str, int]  # every parameter it takes, with its default
+    build: Callable  # (tokens=, merges=, symbol_ids=, special_ids=, alphabet=, scaffold=, **params)
+    needs_merges: bool = False
+
+
+SEGMENTERS: dict[str, Segmenter] = {
+    "bpe": Segmenter({}, merges_encoder, needs_merges=True),
+    "pathpiece-l": Segmenter({"max_width": 16}, path_encoder("pathpiece-l")),
+    "pathpiece-r": Segmenter({"max_width": 16, "seed": 0}, path_encoder("pathpiece-r")),
+    "greedy": Segmenter({"max_width": 16}, path_encoder("greedy")),
+}
+
+
+def get_segmenter(name: str) -> Segmenter:
+    try:
+        return SEGMENTERS[name]
+    except KeyError:
+        raise ValueError(f"unknown segmenter {name!r}; known: {', '.join(SEGMENTERS)}") from None
+
+
+def full_segmenter_params(name: str, params: Mapping | None) -> dict:
+    """The segmenter's full params: its defaults updated with `params` (unknown keys refused)."""
+    full = dict(get_segmenter(name).defaults)
+    unknown = set(params or {}) - set(full)
+    if unknown:
+        raise ValueError(f"segmenter {name!r} takes no parameter {sorted(unknown)[0]!r}"
+                         f" (it takes: {', '.join(full) or 'none'})")
+    full.update(params or {})
+    for key, value in full.items():
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"segmenter {name!r}: {key} must be an integer, got {value!r}")
+    return full

@@ -1,0 +1,69 @@
+"""The `bpe` segmenter: a pre-token's base symbols merged pair by pair, lowest merge rank first
+(core: tokfx._bpe_encode; twin: tokfx.reference.bpe_encode). Also the arithmetic of a BPE
+vocabulary that trainers and files share: tokens made by merges, merges spelled as bytes or ids.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tokfx._bpe_encode import BPEEncoder
+from tokfx.alphabet import BYTES, Alphabet
+
+
+def merges_encoder(tokens: Sequence, merges: Sequence[tuple[int, int, int]], symbol_ids: Sequence[int],
+                   alphabet: Alphabet, scaffold=None, **_) -> BPEEncoder:
+    """The encoder of merges (left id, right id, merged id) in rank order; with a Scaffold-BPE
+    `scaffold` (tokfx.segmenters.scaffold_bpe.ScaffoldVocab), its expanded merges, then the
+    demolition of its scaffold tokens."""
+    if scaffold is not None:
+        return scaffold.encoder()
+    return BPEEncoder(merges, symbol_ids, cjk_prefix_ids=alphabet.cjk_prefix_ids)
+
+
+def token_bytes(merges: Sequence[tuple[int, int]], alphabet: Alphabet = BYTES) -> list:
+    """Every token by id, as the alphabet holds tokens (bytes, or symbol tuples for cjk): the
+    base symbols, then one per merge (left, right) in order."""
+    vocab = [alphabet.token([s]) for s in range(alphabet.size)]
+    for left, right in merges:
+        vocab.append(vocab[left] + vocab[right])
+    return vocab
+
+
+def merges_as_bytes(merges: Sequence[tuple[int, int]]) -> list[tuple[bytes, bytes]]:
+    """The merges spelled as (left bytes, right bytes), as GPT-2's merges.txt lists them."""
+    vocab = token_bytes(merges)
+    return [(vocab[left], vocab[right]) for left, right in merges]
+
+
+def merges_as_ids(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]) -> list[tuple[int, int, int]]:
+    """(left id, right id, merged id) in rank order; every part and merged token must be in vocab."""
+    ids = token_ids(vocab)
+    triples = []
+    for rank, (left, right) in enumerate(merges):
+        missing = [token for token in (left, right, left + right) if token not in ids]
+        if missing:
+            raise ValueError(f"merge {rank} ({left!r}, {right!r}): {missing[0]!r} is not in the vocabulary")
+        triples.append((ids[left], ids[right], ids[left + right]))
+    return triples
+
+
+def byte_ids(vocab: dict[int, bytes]) -> list[int]:
+    """The id of each of the 256 single bytes (all must be in vocab)."""
+    return base_symbol_ids(token_ids(vocab), BYTES)
+
+
+def base_symbol_ids(ids: dict, alphabet: Alphabet) -> list[int]:
+    """The id of each base symbol of the alphabet, from {token: id} (all must be there)."""
+    missing = [s for s in range(alphabet.size) if alphabet.token([s]) not in ids]
+    if missing:
+        raise ValueError(f"the vocabulary lacks {len(missing)} base symbols of the {alphabet.name}"
+                         f" alphabet, e.g. {alphabet.show([missing[0]])}")
+    return [ids[alphabet.token([s])] for s in range(alphabet.size)]
+
+
+def token_ids(vocab: dict[int, bytes]) -> dict[bytes, int]:
+    """bytes -> id; when two ids share bytes (e.g. a special token spelled like text), the lower wins."""
+    ids = {}
+    for token_id in sorted(vocab):
+        ids.setdefault(vocab[token_id], token_id)
+    return ids
