@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Skip-gram word2vec with negative sampling over sentences of token ids, single-threaded and
-seeded: the embeddings SaGe retrains (tokfx.word2vec; pure-Python twin in
+seeded: the embeddings SaGe retrains (tokfx.models.sage.word2vec; pure-Python twin in
 tokfx/reference/word2vec.py, equal to the last bit).
 
 The algorithm is gensim's (`Word2Vec(sg=1, negative=...)`, its defaults otherwise): the window

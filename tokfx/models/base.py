@@ -78,7 +78,7 @@ class Trainer(ABC):
 
     def reads_lines(self) -> bool:
         """Whether this training learns from line counts as well (context="line")."""
-        return self.takes_lines and getattr(self.params, "context") == "line"
+        return self.takes_lines and self.params.context == "line"
 
     @abstractmethod
     def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
