@@ -1,4 +1,4 @@
-"""The CJK-remapped alphabet (../shared/CJK_REMAP.md): pre-tokens -> base symbols for training,
+"""The CJK-remapped alphabet (docs/cjk_remap.md): pre-tokens -> base symbols for training,
 base symbols -> bytes for decoding. Twin: tokfx.reference.alphabet (tests compare the two)."""
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, int64_t

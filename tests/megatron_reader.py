@@ -1,4 +1,4 @@
-"""A Megatron .bin/.idx reader written from the layout in ALGORITHMS.md, for the tests."""
+"""A Megatron .bin/.idx reader written from the layout in docs/algorithms.md, for the tests."""
 import struct
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The cjk alphabet against ../shared/CJK_REMAP.md and against its pure-Python twin."""
+"""The cjk alphabet against docs/cjk_remap.md and against its pure-Python twin."""
 import random
 from array import array
 

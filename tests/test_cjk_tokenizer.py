@@ -1,4 +1,4 @@
-"""BPE training, encoding, decoding and files with the cjk alphabet (CJK_REMAP.md)."""
+"""BPE training, encoding, decoding and files with the cjk alphabet (docs/cjk_remap.md)."""
 import json
 import random
 from collections import Counter

@@ -1,4 +1,4 @@
-"""Megatron shards against the reader in megatron_reader.py, written from the layout in ALGORITHMS.md."""
+"""Megatron shards against the reader in megatron_reader.py, written from the layout in docs/algorithms.md."""
 import numpy as np
 import pytest
 

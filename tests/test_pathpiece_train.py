@@ -25,7 +25,7 @@ def english():
 
 
 def test_default_schedule_is_the_halving_steps_of_algorithms_md():
-    # ALGORITHMS.md: 262,144 -> 229,376 -> ... (steps of 32,768) -> 131,072, then steps of
+    # docs/algorithms.md: 262,144 -> 229,376 -> ... (steps of 32,768) -> 131,072, then steps of
     # 16,384 to 65,536, then 8,192 to the target.
     assert default_schedule(262_144, 32_768) == [
         229_376, 196_608, 163_840, 131_072, 114_688, 98_304, 81_920, 65_536, 57_344, 49_152,

@@ -1,4 +1,4 @@
-"""Base-symbol alphabets: `bytes` (ids 0-255) and `cjk`, the remapped alphabet of CJK_REMAP.md.
+"""Base-symbol alphabets: `bytes` (ids 0-255) and `cjk`, the remapped alphabet of docs/cjk_remap.md.
 
 `cjk`: 0-255 raw bytes, 256-383 the h2 values, 384-511 the h3 values, then one prefix symbol per
 remapped lead-byte group in increasing order. A pre-token maps to symbols on its own (it starts

@@ -28,7 +28,7 @@ LLAMA3 = (
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 
-# The PathPiece paper's pre-tokenization variants (ALGORITHMS.md, PathPiece). Whitespace is
+# The PathPiece paper's pre-tokenization variants (docs/algorithms.md, Pre-tokenization). Whitespace is
 # regex's \s, as in the patterns above.
 # FirstSpace: maximal whitespace and non-whitespace runs; a single U+0020 directly before a
 # non-whitespace run moves to its front (a whitespace run gives up its last character only when

@@ -1,4 +1,4 @@
-"""Pure-Python twin of ext/_alphabet.pyx: the CJK-remapped alphabet of ../shared/CJK_REMAP.md.
+"""Pure-Python twin of ext/_alphabet.pyx: the CJK-remapped alphabet of docs/cjk_remap.md.
 
 A well-formed 3-byte character `b1 b2 b3` whose group `p = b1 >> 2` is remapped becomes
 [prefix(p)] h2 h3; the prefix is written only when it differs from the pre-token's current one.

@@ -89,7 +89,7 @@ def _greedy(symbols: Sequence[int], tokens, max_width: int) -> list[tuple[int, i
 
 def chunk_mi(symbols: Sequence[int], tokens, max_width: int = 16) -> list[tuple[int, int, int, int | None]]:
     """(start, end exclusive, token id, MI) along the PathPiece-L segmentation, MI by the
-    formula of ALGORITHMS.md (break inside, or a covering token; 0 when sc[e] > 1)."""
+    formula of docs/algorithms.md (break inside, or a covering token; 0 when sc[e] > 1)."""
     ids = _ids(tokens)
     n = len(symbols)
     pl, _, _, sc = forward(symbols, tokens, max_width)

@@ -1,5 +1,5 @@
 """Pure-Python twin of tokfx._shortest_path.sage_losses: the SaGe ablation loss of every token
-over pieces of base symbols with counts (ALGORITHMS.md, SaGe; context within a piece, greedy
+over pieces of base symbols with counts (docs/algorithms.md, SaGe; context within a piece, greedy
 segmentation and ablation within a pre-token when the piece is cut into pre-tokens)."""
 from __future__ import annotations
 

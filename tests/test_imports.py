@@ -1,0 +1,60 @@
+"""The import contracts of pyproject.toml ([tool.importlinter]) hold for the installed package,
+and importing any tokfx module leaves Beam unimported (docs/architecture.md, Layers)."""
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from importlinter.api import read_configuration
+
+import tokfx
+
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+# Imports one module in a fresh interpreter (-I: the working directory, and so the source folder,
+# stays off sys.path) and prints the Beam modules it brought in.
+BEAM_PROBE = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("apache_beam", "beam_jobs"))))
+"""
+
+
+def test_import_contracts_hold(tmp_path):
+    # From an empty folder: lint-imports puts its working directory first on sys.path, and the
+    # installed package, not the source folder, is what users import.
+    result = subprocess.run([str(LINT_IMPORTS), "--config", str(PYPROJECT), "--no-cache", "--no-logo"],
+                            cwd=tmp_path, capture_output=True, text=True)
+    contracts = len(read_configuration(str(PYPROJECT))["contracts_options"])
+    assert result.returncode == 0 and f"Contracts: {contracts} kept, 0 broken." in result.stdout, \
+        result.stdout + result.stderr
+
+
+def beam_modules_after_importing(module: str) -> list[str]:
+    result = subprocess.run([sys.executable, "-I", "-c", BEAM_PROBE, module], capture_output=True, text=True)
+    assert result.returncode == 0, f"importing {module} failed:\n{result.stderr}"
+    return json.loads(result.stdout)
+
+
+def tokfx_modules() -> list[str]:
+    """Every module of the installed tokfx, the compiled ones included; not tokfx.cli.__main__,
+    which runs the command when imported."""
+    return [m.name for m in pkgutil.walk_packages(tokfx.__path__, "tokfx.") if not m.name.endswith(".__main__")]
+
+
+def test_the_probe_sees_beam():
+    assert "apache_beam" in beam_modules_after_importing("beam_jobs.main")
+
+
+def test_no_tokfx_module_imports_beam():
+    modules = tokfx_modules()
+    assert {"tokfx.cli.main", "tokfx.models.training", "tokfx._bpe_train", "tokfx.reference.sage"} <= set(modules)
+    with ThreadPoolExecutor(2) as pool:
+        found = dict(zip(modules, pool.map(beam_modules_after_importing, modules)))
+    offenders = sorted(module for module, beam in found.items() if beam)
+    assert not offenders, f"importing {len(offenders)} tokfx modules brings in Beam, e.g. {offenders[:5]}"
