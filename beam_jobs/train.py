@@ -22,7 +22,7 @@ from beam_jobs.files import publish
 
 def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict | None = None):
     start = time.perf_counter()
-    # The lines need no sort here: SaGe orders them itself (sage.line_pieces).
+    # The lines need no sort here: SaGe orders them itself (tokfx.models.sage.pieces.line_pieces).
     tokenizer = train(dict(sorted(counts.items())), lines=lines, **settings)
     with tempfile.TemporaryDirectory() as local:
         tokenizer.save(local)

@@ -7,7 +7,7 @@ per alternative in the comments). Character classes come from lookup tables buil
 time from the installed `regex` module, so they agree with it whatever its Unicode version.
 
 Input must be valid UTF-8; invalid bytes give unspecified pieces but never read out of bounds.
-The reference is `regex.findall(tokfx.patterns.PATTERNS[name], text)`; the tests compare the two.
+The reference is `regex.findall(tokfx.pre_tokenizers.patterns.PATTERNS[name], text)`; the tests compare the two.
 """
 import sys
 from array import array

@@ -12,7 +12,10 @@ from itertools import accumulate
 
 import regex
 
-from tokfx import _pretokenize
+from tokfx._pretokenize import FAST_PATTERNS
+from tokfx._pretokenize import count_pieces as native_count
+from tokfx._pretokenize import piece_ends as native_piece_ends
+from tokfx._pretokenize import split as native_split
 from tokfx.pre_tokenizers.boundaries import is_safe_newline
 from tokfx.pre_tokenizers.patterns import NO_NEWLINE_SPLIT, PATTERNS
 from tokfx.special_tokens import SpecialTokens
@@ -45,12 +48,12 @@ class PreTokenizer:
         self.pattern_name, self.pattern_regex = resolve_pattern(pattern)
         self.specials = SpecialTokens(special_tokens)
         self._compiled = regex.compile(self.pattern_regex)
-        self._native = self.pattern_name in _pretokenize.FAST_PATTERNS
+        self._native = self.pattern_name in FAST_PATTERNS
 
     def piece_ends(self, data: bytes) -> array:
         """Exclusive end offsets (in bytes) of the pieces of one UTF-8 chunk without specials."""
         if self._native:
-            return _pretokenize.piece_ends(data, self.pattern_name)
+            return native_piece_ends(data, self.pattern_name)
         pieces = self._compiled.findall(data.decode("utf-8"))
         return array("q", accumulate(len(p.encode("utf-8")) for p in pieces))
 
@@ -89,7 +92,7 @@ class PreTokenizer:
             if special:
                 continue
             if self._native:
-                out.extend(_pretokenize.split(chunk.encode("utf-8"), self.pattern_name))
+                out.extend(native_split(chunk.encode("utf-8"), self.pattern_name))
             else:
                 out.extend(p.encode("utf-8") for p in self._compiled.findall(chunk))
         return out
@@ -100,7 +103,7 @@ class PreTokenizer:
             if special:
                 continue
             if self._native:
-                _pretokenize.count_pieces(chunk.encode("utf-8"), self.pattern_name, counts)
+                native_count(chunk.encode("utf-8"), self.pattern_name, counts)
             else:
                 for piece in self._compiled.findall(chunk):
                     key = piece.encode("utf-8")
