@@ -88,6 +88,15 @@ def test_bad_segmenter_names_and_params_are_refused(bpe):
         bpe.with_segmenter("greedy", max_width="16")
 
 
+def test_a_file_naming_an_unknown_segmenter_is_refused(bpe, tmp_path):
+    bpe.with_segmenter("greedy").save(tmp_path)
+    doc = json.loads((tmp_path / "tokfx.json").read_text())
+    doc["segmenter"]["name"] = "shortest"
+    (tmp_path / "tokfx.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="not a valid tokfx.json: unknown segmenter 'shortest'; known: bpe"):
+        Tokenizer.load(tmp_path)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_cjk_tokenizer_segments_remapped_symbols(mode):
     text = corpus_text("chinese/hongloumeng.txt")[:30_000]
