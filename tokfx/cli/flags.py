@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokfx.alphabet import Alphabet
+from tokfx.formats.readers.policy import ON_ERROR
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
 from tokfx.models.top_down import INITIAL_VOCABS
@@ -20,8 +21,6 @@ from tokfx.models.training import check_vocab_size, training_settings
 from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
 from tokfx.segmenters import SEGMENTERS
 from tokfx.special_tokens import DEFAULT_SPECIAL, special_tokens_or_default
-
-ON_ERROR = ("fail", "skip")
 
 
 def sizes(text: str) -> list[int]:
