@@ -39,8 +39,10 @@ def run(args) -> None:
         files = [Path(f) for f in args.files] or sample_corpus()
         if not args.files:
             progress.report(f"no input files given: training on the sample corpus ({len(files)} shards)")
-        counts = count_corpus_files(files, args.pattern, special_tokens(args), args.text_field,
-                                    args.processes, lines, progress)
+        counted = count_corpus_files(files, args.pattern, special_tokens(args), args.text_field,
+                                     args.processes, lines is not None, progress=progress)
+        counts, lines = counted.pretokens, counted.lines
+        progress.report(f"{counted.documents:,} documents counted")
     progress.report(f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all"
                     + (f"; {len(lines):,} distinct lines" if lines is not None else ""))
     tokenizer = train(counts, **keywords, progress=not args.quiet, lines=lines)
