@@ -75,7 +75,8 @@ _FLAGS = [
     Flag(("--text-field",), "JSON field holding the text", default="text"),
     Flag(("--id-field",), "JSON field holding a document id (default: file:line)"),
     Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
-         " as rejected and go on", default="fail", choices=ON_ERROR),
+         " as rejected and go on (into OUTPUT/rejected/rejected.jsonl, or OUTPUT.rejected.jsonl beside"
+         " the output of count, train and eval)", default="fail", choices=ON_ERROR),
     Flag(("--txt-range-bytes",), "a .txt file is read in ranges of about this size, in parallel",
          type=int, default=32 << 20),
     Flag(("--processes",), "processes counting a .txt file (default: one per core)", type=int),
@@ -150,12 +151,12 @@ TRAINING = ("special_token", "pattern", "algorithm", "vocab_size", "alphabet", "
             *TRAINER_OPTIONS, "segmenter")
 
 COMMAND_FLAGS = {
-    "train": ("files", "tokenizer_output", *TRAINING, "text_field", "processes", "counts", "lines",
-              "quiet"),
+    "train": ("files", "tokenizer_output", *TRAINING, "text_field", "on_error", "processes", "counts",
+              "lines", "quiet"),
     "encode": ("tokenizer_dir", "files", "text", "text_field", "ids_output", "segmenter", "output_dir"),
     "inspect": ("tokenizer_dir",),
-    "eval": ("tokenizers", "corpus", "report_output", "text_field", "separator", "alpha", "window",
-             "no_plots", "quiet"),
+    "eval": ("tokenizers", "corpus", "report_output", "text_field", "separator", "on_error", "alpha",
+             "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "num_shards",
