@@ -17,6 +17,7 @@ from tokfx.alphabet import Alphabet
 from tokfx.cli.flags import BASIC_KEYWORDS, refuse_underscore_spellings, special_tokens, training_keywords
 from tokfx.data import sample_corpus
 from tokfx.formats.counts import write_counts
+from tokfx.formats.rejected import rejected_beside, write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
@@ -27,11 +28,11 @@ from tokfx.tokenizer import Tokenizer
 from beam_jobs.count import CountPretokens
 from beam_jobs.encode import TokenizeDocs
 from beam_jobs.evaluate import EvalHeldOut
-from beam_jobs.files import publish
+from beam_jobs.files import publish, write_bytes
 from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions
 from beam_jobs.read import ReadCorpus
 from beam_jobs.train import TrainVocab
-from beam_jobs.write import REJECTED_DIR, SHARDS_DIR, WriteShards, write_rejected
+from beam_jobs.write import REJECTED_DIR, SHARDS_DIR, WriteShards
 
 TOKENIZER_DIR = "tokenizer"
 EVAL_DIR = "eval"
@@ -178,11 +179,6 @@ def _write_counts_file(counts: dict, destination: str, unit: str = "pretoken") -
     return len(counts)
 
 
-def rejected_beside(counts_file: str) -> str:
-    """Where tokfx count, whose output is one file, writes the records --on-error=skip rejects."""
-    return counts_file + ".rejected.jsonl"
-
-
 def build_count(p, opts: TokfxOptions) -> None:
     resolve_pattern(opts.pattern)
     read = _read(p, opts, _inputs(opts))
@@ -193,7 +189,7 @@ def build_count(p, opts: TokfxOptions) -> None:
          | "WriteLines" >> beam.Map(_write_counts_file, opts.lines_output, "line"))
     (read["rejected"]
      | "AllRejected" >> beam.combiners.ToList()
-     | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output)))
+     | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output), write_bytes))
 
 
 def _counters(result) -> dict[str, int]:

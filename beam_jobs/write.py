@@ -18,6 +18,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.utils.shared import Shared
 
+from tokfx.formats.rejected import write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
 from tokfx.formats.shards.placement import shard_name
 from tokfx.formats.shards.writer import write_shard
@@ -69,18 +70,6 @@ def _int32s(data: bytes) -> array:
     return ids
 
 
-def write_rejected(rejections, path: str) -> dict:
-    """Write the rejected records as JSON lines to `path` (sorted; only when there is any) and
-    return the counts."""
-    ordered = sorted(rejections, key=lambda r: (r.file, r.line is not None, r.line or 0, r.reason))
-    if ordered:
-        lines = "".join(json.dumps({"file": r.file, "line": r.line, "reason": r.reason},
-                                   ensure_ascii=False) + "\n" for r in ordered)
-        write_bytes(path, lines.encode("utf-8"))
-    return {"documents_rejected": sum(1 for r in ordered if r.line is not None),
-            "files_rejected": sum(1 for r in ordered if r.line is None)}
-
-
 def _write_manifest(shards, output_dir: str, config: dict, tokenizer_file, rejected: dict,
                     documents_accepted: int) -> str:
     totals = {"documents_read": documents_accepted + rejected["documents_rejected"], **rejected,
@@ -116,7 +105,8 @@ class WriteShards(beam.PTransform):
         rejected = (self.rejected
                     | "AllRejected" >> beam.combiners.ToList()
                     | "WriteRejected" >> beam.Map(write_rejected,
-                                                  FileSystems.join(self.output_dir, REJECTED_FILE)))
+                                                  FileSystems.join(self.output_dir, REJECTED_FILE),
+                                                  write_bytes))
         accepted = (self.documents | "CountRead" >> beam.combiners.Count.Globally())
         return shards | "WriteManifest" >> beam.Map(
             _write_manifest, self.output_dir, self.config,

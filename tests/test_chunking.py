@@ -1,4 +1,5 @@
 import io
+from bisect import bisect_right
 from collections import Counter
 
 import pytest
@@ -6,6 +7,10 @@ import regex
 
 from conftest import corpus_text, fixture_path
 from tokfx import count_pretokens, count_pretokens_file
+from tokfx.counting import count_lines, count_lines_file
+from tokfx.counting.text_file import count_text_file
+from tokfx.formats.documents import CorpusError, Rejection
+from tokfx.formats.readers.policy import CollectingPolicy
 from tokfx.pre_tokenizers.boundaries import find_chunk_boundaries
 from tokfx.pre_tokenizers.patterns import GPT2
 
@@ -59,10 +64,10 @@ def test_parallel_counts_without_special_tokens_equal_a_whole_file_count(tmp_pat
     assert count_pretokens_file(path, pattern, (), 2) == count_pretokens(text, pattern)
 
 
-def test_invalid_utf8_names_the_file_and_offset(tmp_path):
+def test_invalid_utf8_names_the_file_line_and_offset(tmp_path):
     path = tmp_path / "bad.txt"
     path.write_bytes(b"fine text\n\xff\xfe more")
-    with pytest.raises(ValueError, match=r"bad.txt: invalid UTF-8 at byte 10"):
+    with pytest.raises(CorpusError, match=rf"^{path}:2: not valid UTF-8 at byte 10$"):
         count_pretokens_file(path, processes=1)
 
 
@@ -72,3 +77,74 @@ def test_counts_equal_regex_on_a_cjk_corpus(tmp_path):
     path.write_text(text, encoding="utf-8")
     expected = Counter(p.encode() for p in regex.findall(GPT2, text))
     assert count_pretokens_file(path, "gpt2", (), 2) == expected
+
+
+BAD = (7, 150, 290)  # the documents with a byte that is not UTF-8
+
+
+def _bad_corpus(tmp_path, separator=EOT):
+    """300 two-line documents, three of them with a bad byte; (path, data, good documents)."""
+    docs = [f"document {i}\nline two of {i} é".encode() for i in range(300)]
+    for i in BAD:
+        docs[i] = docs[i].replace(b"two", b"tw\xff")
+    data = (separator + "\n").encode().join(docs)
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data)
+    good = [piece.decode() for piece in data.split(EOT.encode()) if b"\xff" not in piece]
+    return path, data, good
+
+
+def _rejections_by_hand(path, data):
+    """Each bad byte's line (newlines before it, plus one) and offset, in file order."""
+    offsets = [i for i in range(len(data)) if data[i] == 0xFF]
+    return [Rejection(str(path), data.count(b"\n", 0, at) + 1, f"not valid UTF-8 at byte {at}")
+            for at in offsets]
+
+
+def test_a_bad_document_in_any_range_is_one_rejection_with_its_line_in_the_file(tmp_path):
+    path, data, good = _bad_corpus(tmp_path)
+    with open(path, "rb") as f:
+        bounds = find_chunk_boundaries(f, 2 * 4, [EOT])
+    # The bad documents lie in three ranges, two of which do not start the file.
+    ranges = [bisect_right(bounds, i) for i in range(len(data)) if data[i] == 0xFF]
+    assert len(set(ranges)) == 3 and sorted(ranges)[1] > 1
+    errors = CollectingPolicy("skip")
+    counted = count_text_file(path, "gpt2", [EOT], processes=2, lines=True, errors=errors)
+    assert errors.rejected == _rejections_by_hand(path, data)
+    assert counted.documents == len(good) == 300 - len(BAD)
+    assert counted.pretokens == count_pretokens(good, "gpt2", [EOT])
+    assert counted.lines == count_lines(good, [EOT])
+
+
+def test_fail_stops_at_the_first_bad_document_of_the_file(tmp_path):
+    path, data, _ = _bad_corpus(tmp_path)
+    first = _rejections_by_hand(path, data)[0]
+    with pytest.raises(CorpusError, match=rf"^{path}:{first.line}: {first.reason}$"):
+        count_pretokens_file(path, "gpt2", [EOT], processes=2)
+
+
+def test_without_special_tokens_a_bad_byte_rejects_the_whole_file_once(tmp_path):
+    path, data, _ = _bad_corpus(tmp_path, separator="")
+    with open(path, "rb") as f:
+        assert len(find_chunk_boundaries(f, 8)) > 2  # counted in several ranges all the same
+    errors = CollectingPolicy("skip")
+    counted = count_text_file(path, "gpt2", (), processes=2, lines=True, errors=errors)
+    assert counted == (({}, {}, 0))
+    assert errors.rejected == _rejections_by_hand(path, data)[:1]
+
+
+def test_count_lines_file_reads_through_the_same_policy(tmp_path):
+    path, data, good = _bad_corpus(tmp_path)
+    errors = CollectingPolicy("skip")
+    assert count_lines_file(path, [EOT], range_bytes=1000, errors=errors) == count_lines(good, [EOT])
+    assert errors.rejected == _rejections_by_hand(path, data)
+
+
+def test_an_empty_text_file_is_rejected_whole(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"")
+    with pytest.raises(CorpusError, match=rf"^{path}: empty file$"):
+        count_pretokens_file(path, processes=2)
+    errors = CollectingPolicy("skip")
+    assert count_text_file(path, special_tokens=[EOT], errors=errors) == ({}, None, 0)
+    assert errors.rejected == [Rejection(str(path), None, "empty file", whole_file=True)]

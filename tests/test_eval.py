@@ -141,6 +141,10 @@ def test_bad_input_is_refused(tokenizer_dirs, tmp_path, capsys):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert main(["eval", str(tokenizer_dirs[0]), "--corpus", str(empty), "-o", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == f"tokfx: error: {empty}: empty file\n"
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n\n")
+    assert main(["eval", str(tokenizer_dirs[0]), "--corpus", str(blank), "-o", str(tmp_path / "r")]) == 2
     assert "no documents" in capsys.readouterr().err
     assert main(["eval", str(tokenizer_dirs[0]), "--corpus", str(tmp_path / "missing.txt"),
                  "-o", str(tmp_path / "r")]) == 2

@@ -7,8 +7,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from megatron_reader import read_megatron
-from tokfx.formats.documents import Document, Rejection
-from tokfx.formats.readers.text import split_text_documents
 from tokfx.counting.tables import most_frequent
 from tokfx.formats.counts import read_counts, write_counts
 from tokfx.formats.shards.manifest import build_manifest
@@ -77,19 +75,3 @@ def test_the_manifest_refuses_counts_that_do_not_add_up():
     assert manifest["totals"]["documents_written"] == 9
     with pytest.raises(ValueError, match="do not add up"):
         build_manifest(CONFIG, HASH, {"name": "bytes"}, [_shard(8)], totals)
-
-
-def test_text_ranges_cut_at_separators_give_the_documents_of_the_whole():
-    sep = "<|endoftext|>"
-    data = sep.join(["one", "", "twó", "three\n", ""]).encode() + b"tail"
-    whole = list(split_text_documents(data, 0, "f.txt", [sep]))
-    assert [d.text for d in whole] == ["one", "twó", "three\n", "tail"]
-    cuts = [0] + [i for i in range(len(data)) if data.startswith(sep.encode(), i)] + [len(data)]
-    parts = [d for a, b in zip(cuts, cuts[1:]) for d in split_text_documents(data[a:b], a, "f.txt", [sep])]
-    assert parts == whole and all(isinstance(d, Document) for d in parts)
-    assert whole[1].id == f"f.txt@{len(b'one') + 2 * len(sep)}"
-
-
-def test_invalid_utf8_in_a_text_range_names_the_byte():
-    [rejection] = split_text_documents(b"ok \xc3\x28", 100, "f.txt", [])
-    assert rejection == Rejection("f.txt", None, "not valid UTF-8 at byte 103")

@@ -57,14 +57,17 @@ BAD_INPUTS = [
     ("bad.jsonl", _jsonl(GOOD[:1]) + b'{"text": 5}\n', 2, "field 'text' is int, not a string"),
     ("bad.jsonl", _jsonl(GOOD[:1]) + b'{"text": "caf\xe9"}\n', 2, "not valid UTF-8"),
     ("bad.jsonl", _jsonl(GOOD[:1]) + b'{"text": "\\ud800"}\n', 2, "not valid UTF-8"),
-    ("bad.txt", b"fine " + EOT.encode() + b"bad \xc3\x28", None, "not valid UTF-8 at byte"),
+    # The bad byte: 5 + 13 + 4 = 22, on line 1; the document, not the file, is rejected.
+    ("bad.txt", b"fine " + EOT.encode() + b"bad \xc3\x28", 1, "not valid UTF-8 at byte 22"),
     ("cut.jsonl.zst", _zst_cut(GOOD), None, "truncated or corrupt"),
     ("cut.jsonl.gz", _gz_cut(GOOD), None, "truncated or corrupt"),
     ("empty.jsonl", b"", None, "empty file"),
     ("empty.txt", b"", None, "empty file"),
+    ("notes.md", b"plain text of another name", None,
+     "not a corpus file: tokfx reads .jsonl, .jsonl.gz, .jsonl.zst, .txt"),
 ]
 IDS = ["not-json", "no-field", "not-string", "bad-utf8", "lone-surrogate", "bad-utf8-txt",
-       "truncated-zst", "truncated-gz", "empty-jsonl", "empty-txt"]
+       "truncated-zst", "truncated-gz", "empty-jsonl", "empty-txt", "unknown-suffix"]
 
 
 def _corpus(tmp_path, name, content):
@@ -113,6 +116,26 @@ def test_count_skip_writes_the_rejection_beside_the_counts(tmp_path, name, conte
     assert rejected[0]["file"] == str(tmp_path / "in" / name) and rejected[0]["line"] == line
     assert reason in rejected[0]["reason"]
     assert read_counts(counts_file)  # the good file's pre-tokens are counted
+
+
+def test_a_bad_txt_document_in_a_later_range_is_one_rejected_document(tmp_path):
+    docs = [f"document {i} with some words in it".encode() for i in range(200)]
+    docs[150] = b"document 150 \xff"
+    data = EOT.encode().join(docs)
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "docs.txt"
+    path.write_bytes(data)
+    out = tmp_path / "out"
+    assert main(["run", "--input", str(path), "--txt-range-bytes", "1000", "--vocab-size", "270",
+                 "--num-shards", "1", "--output", str(out), "--on-error=skip", "-q"]) == 0
+    # A range that does not start the file does not know its line: the byte offset says where.
+    bad = data.index(b"\xff")
+    assert bad > 1000
+    [rejected] = [json.loads(x) for x in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
+    assert rejected == {"file": str(path), "line": None, "reason": f"not valid UTF-8 at byte {bad}"}
+    totals = json.loads((out / "manifest.json").read_text())["totals"]
+    assert (totals["documents_read"], totals["documents_written"]) == (200, 199)
+    assert (totals["documents_rejected"], totals["files_rejected"]) == (1, 0)
 
 
 def test_count_without_rejections_writes_no_rejected_file(tmp_path):

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-from tokfx.formats.readers.jsonl import is_jsonl, iter_jsonl_texts
-from tokfx.formats.readers.text import read_text_file
+from tokfx.formats.documents import Document
+from tokfx.formats.readers import ReadOptions, read_documents, require_files
+from tokfx.formats.readers.policy import FAIL
 from tokfx.tokenizer import Tokenizer
 
 NAME = "encode"
 HELP = "encode text or corpus files with a trained tokenizer"
 
 
+def _located(path: str, doc: Document) -> dict:
+    """Where an output record's ids come from: the file, and the line of a JSON-lines record
+    (whose source is `path:line`; a .txt file, read with no separators, is one document)."""
+    place = doc.source[len(path):]
+    return {"source": path, "line": int(place[1:])} if place.startswith(":") else {"source": path}
+
+
 def run(args) -> None:
     if args.text is None and not args.files:
         raise ValueError("nothing to encode: give --text TEXT or corpus files")
+    require_files(args.files)
     tokenizer = Tokenizer.load(args.tokenizer)
     if args.segmenter:
         tokenizer = tokenizer.with_segmenter(args.segmenter)
@@ -24,16 +32,11 @@ def run(args) -> None:
     try:
         if args.text is not None:
             print(json.dumps(tokenizer.encode(args.text)), file=out)
-        for name in args.files:
-            path = Path(name)
-            if not path.exists():
-                raise FileNotFoundError(f"{path}: no such file")
-            if is_jsonl(path):
-                for line_no, text in iter_jsonl_texts(path, args.text_field):
-                    record = {"source": str(path), "line": line_no, "input_ids": tokenizer.encode(text)}
-                    print(json.dumps(record), file=out)
-            else:
-                record = {"source": str(path), "input_ids": tokenizer.encode(read_text_file(path))}
+        # No separators: a .txt file is one document, its special tokens encoded as their ids.
+        options = ReadOptions(text_field=args.text_field)
+        for path in args.files:
+            for doc in read_documents([path], options, FAIL):
+                record = {**_located(path, doc), "input_ids": tokenizer.encode(doc.text)}
                 print(json.dumps(record), file=out)
     finally:
         if out is not sys.stdout:

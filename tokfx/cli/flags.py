@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokfx.alphabet import Alphabet
+from tokfx.formats.readers.policy import ON_ERROR
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
 from tokfx.models.top_down import INITIAL_VOCABS
@@ -20,8 +21,6 @@ from tokfx.models.training import check_vocab_size, training_settings
 from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
 from tokfx.segmenters import SEGMENTERS
 from tokfx.special_tokens import DEFAULT_SPECIAL, special_tokens_or_default
-
-ON_ERROR = ("fail", "skip")
 
 
 def sizes(text: str) -> list[int]:
@@ -76,7 +75,8 @@ _FLAGS = [
     Flag(("--text-field",), "JSON field holding the text", default="text"),
     Flag(("--id-field",), "JSON field holding a document id (default: file:line)"),
     Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
-         " as rejected and go on", default="fail", choices=ON_ERROR),
+         " as rejected and go on (into OUTPUT/rejected/rejected.jsonl, or OUTPUT.rejected.jsonl beside"
+         " the output of count, train and eval)", default="fail", choices=ON_ERROR),
     Flag(("--txt-range-bytes",), "a .txt file is read in ranges of about this size, in parallel",
          type=int, default=32 << 20),
     Flag(("--processes",), "processes counting a .txt file (default: one per core)", type=int),
@@ -151,12 +151,12 @@ TRAINING = ("special_token", "pattern", "algorithm", "vocab_size", "alphabet", "
             *TRAINER_OPTIONS, "segmenter")
 
 COMMAND_FLAGS = {
-    "train": ("files", "tokenizer_output", *TRAINING, "text_field", "processes", "counts", "lines",
-              "quiet"),
+    "train": ("files", "tokenizer_output", *TRAINING, "text_field", "on_error", "processes", "counts",
+              "lines", "quiet"),
     "encode": ("tokenizer_dir", "files", "text", "text_field", "ids_output", "segmenter", "output_dir"),
     "inspect": ("tokenizer_dir",),
-    "eval": ("tokenizers", "corpus", "report_output", "text_field", "separator", "alpha", "window",
-             "no_plots", "quiet"),
+    "eval": ("tokenizers", "corpus", "report_output", "text_field", "separator", "on_error", "alpha",
+             "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "num_shards",

@@ -5,9 +5,11 @@ import time
 from pathlib import Path
 
 from tokfx.cli.flags import special_tokens, training_keywords
+from tokfx.cli.skipped import note_skipped
 from tokfx.counting.corpus_files import count_corpus_files
 from tokfx.data import sample_corpus
 from tokfx.formats.counts import read_counts
+from tokfx.formats.readers.policy import CollectingPolicy
 from tokfx.models.training import train, trains_on_lines
 from tokfx.progress import Progress
 
@@ -39,8 +41,12 @@ def run(args) -> None:
         files = [Path(f) for f in args.files] or sample_corpus()
         if not args.files:
             progress.report(f"no input files given: training on the sample corpus ({len(files)} shards)")
-        counts = count_corpus_files(files, args.pattern, special_tokens(args), args.text_field,
-                                    args.processes, lines, progress)
+        errors = CollectingPolicy(args.on_error)
+        counted = count_corpus_files(files, args.pattern, special_tokens(args), args.text_field,
+                                     args.processes, lines is not None, errors, progress)
+        counts, lines = counted.pretokens, counted.lines
+        progress.report(f"{counted.documents:,} documents counted")
+        note_skipped(NAME, errors, args.output)
     progress.report(f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all"
                     + (f"; {len(lines):,} distinct lines" if lines is not None else ""))
     tokenizer = train(counts, **keywords, progress=not args.quiet, lines=lines)

@@ -4,40 +4,46 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from tokfx.counting.tables import add_counts
-from tokfx.counting.text_file import count_lines_file, count_pretokens_file
+from tokfx.counting.text_file import CorpusCounts, count_text_file
 from tokfx.counting.texts import count_lines_into
-from tokfx.formats.readers.jsonl import is_jsonl, iter_jsonl_texts
+from tokfx.formats.readers import ReadOptions, read_documents, reader_for, require_files, text
+from tokfx.formats.readers.policy import FAIL, ErrorPolicy
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.progress import QUIET, Progress
 
 
 def count_corpus_files(paths: Sequence[str | os.PathLike], pattern: str = "gpt2",
                        special_tokens: Sequence[str] = (), text_field: str = "text",
-                       processes: int | None = None, lines: dict[bytes, int] | None = None,
-                       progress: Progress = QUIET) -> dict[bytes, int]:
-    """The files' pre-token counts; with `lines`, their line counts are added into it too. A
-    .txt file is counted in parallel processes, a JSON-lines file record by record."""
-    counts: dict[bytes, int] = {}
+                       processes: int | None = None, lines: bool = False,
+                       errors: ErrorPolicy = FAIL, progress: Progress = QUIET) -> CorpusCounts:
+    """The files' pre-token counts (and line counts, with `lines`) and the number of documents
+    counted. A .txt file is counted in byte ranges in parallel processes, a file of any other
+    format document by document; the special tokens separate a .txt file's documents. Bad input
+    goes to `errors` (the default raises a CorpusError naming the file and line)."""
+    require_files(paths)
     pretokenizer = PreTokenizer(pattern, special_tokens)
-    for path in map(Path, paths):
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: no such file")
+    options = ReadOptions(text_field=text_field, separators=tuple(special_tokens))
+    pretokens: dict[bytes, int] = {}
+    line_counts: dict[bytes, int] | None = {} if lines else None
+    documents = 0
+    for path in map(str, paths):
         start = time.perf_counter()
-        if is_jsonl(path):
-            docs = 0
-            for _, text in iter_jsonl_texts(path, text_field):
-                pretokenizer.count_into(text, counts)
-                if lines is not None:
-                    count_lines_into(text, lines, pretokenizer.specials)
-                docs += 1
-            what = f"{docs:,} documents"
+        if reader_for(path) is text.READER:
+            counted = count_text_file(path, pattern, special_tokens, processes, lines, errors)
+            add_counts(pretokens, counted.pretokens)
+            if line_counts is not None:
+                add_counts(line_counts, counted.lines)
+            docs = counted.documents
         else:
-            add_counts(counts, count_pretokens_file(path, pattern, special_tokens, processes))
-            if lines is not None:
-                add_counts(lines, count_lines_file(path, special_tokens))
-            what = f"{path.stat().st_size:,} bytes"
-        progress.report(f"counted {path} ({what}) in {time.perf_counter() - start:.2f} s")
-    return counts
+            docs = 0
+            for doc in read_documents([path], options, errors):
+                pretokenizer.count_into(doc.text, pretokens)
+                if line_counts is not None:
+                    count_lines_into(doc.text, line_counts, pretokenizer.specials)
+                docs += 1
+        documents += docs
+        progress.report(f"counted {path} ({docs:,} documents, {os.path.getsize(path):,} bytes)"
+                        f" in {time.perf_counter() - start:.2f} s")
+    return CorpusCounts(pretokens, line_counts, documents)

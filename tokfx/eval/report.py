@@ -17,9 +17,8 @@ from pathlib import Path
 from tokfx.eval.metrics import (CorpusStats, context_diversity, fertility, frequency_rank, length_histogram,
                            per_token, renyi_efficiency, scaffold_share, unused_share,
                            vocabulary_overlap)
-from tokfx.formats.documents import Rejection
-from tokfx.formats.readers.jsonl import is_jsonl, iter_jsonl_texts
-from tokfx.formats.readers.text import read_text_file, split_text_documents
+from tokfx.formats.readers import ReadOptions, read_documents
+from tokfx.formats.readers.policy import FAIL, ErrorPolicy
 from tokfx.progress import Progress
 from tokfx.special_tokens import DEFAULT_SPECIAL
 from tokfx.tokenizer import Tokenizer
@@ -46,19 +45,13 @@ TABLE_ROWS = [
 
 
 def corpus_documents(paths: Sequence[str | os.PathLike], text_field: str = "text",
-                     separators: Sequence[str] = (DEFAULT_SPECIAL,)) -> Iterator[str]:
-    """The documents of corpus files: a JSON-lines record each (streamed), or the pieces of a
-    .txt file between `separators` (as `tokfx run` cuts them; the file is read whole)."""
-    for path in map(Path, paths):
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: no such file")
-        if is_jsonl(path):
-            yield from (text for _, text in iter_jsonl_texts(path, text_field))
-        else:
-            data = read_text_file(path).encode("utf-8")
-            for doc in split_text_documents(data, 0, str(path), separators):
-                assert not isinstance(doc, Rejection)  # read_text_file checked the UTF-8
-                yield doc.text
+                     separators: Sequence[str] = (DEFAULT_SPECIAL,),
+                     errors: ErrorPolicy = FAIL) -> Iterator[str]:
+    """The texts of the documents of corpus files: a JSON-lines record each (streamed), or the
+    pieces of a .txt file between `separators` (as `tokfx run` cuts them; the file is read
+    whole). Bad input goes to `errors` (the default raises)."""
+    options = ReadOptions(text_field=text_field, separators=tuple(separators))
+    return (doc.text for doc in read_documents(paths, options, errors))
 
 
 def regular_ids(tokenizer: Tokenizer) -> list[int]:

@@ -1,3 +1,4 @@
-"""File formats: corpus readers (`readers/`) and the `Document`s they yield (`documents`);
-tokenizer files (`tokfx_json`, `gpt2`, `hf_json`); pre-token counts (`counts`); tokenized
-shards with their manifest (`shards/`)."""
+"""File formats: corpus readers (`readers/`: one per input format, the registry that picks them by
+suffix, and the one error policy) and the `Document`s and `Rejection`s they yield (`documents`);
+the rejected-records file (`rejected`); tokenizer files (`tokfx_json`, `gpt2`, `hf_json`);
+pre-token counts (`counts`); tokenized shards with their manifest (`shards/`)."""

@@ -22,10 +22,15 @@ def utf8_length(text: str) -> int:
 
 
 class Rejection(NamedTuple):
-    """A record (or a whole file, line None) that could not be read, and why."""
+    """A document, or a whole file (`whole_file`), that could not be read, and why.
+
+    `line` is the document's line in the file where the reader knows it: a .txt document read
+    in a byte range that does not start the file has none (its reason gives the byte offset).
+    """
     file: str
     line: int | None
     reason: str
+    whole_file: bool = False
 
     @property
     def message(self) -> str:

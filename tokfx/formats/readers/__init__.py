@@ -1,3 +1,72 @@
-"""Corpus readers, one module per input format: `jsonl` (.jsonl, .jsonl.gz, .jsonl.zst) and
-`text` (.txt, documents separated by special tokens); `compression` streams the compressed
-files."""
+"""Corpus readers: one module per input format, each defining one `Reader` (reader.py), and the
+registry that picks a file's reader by its suffix. A new format is one more module, listed in
+READERS.
+
+- `jsonl`: .jsonl, .jsonl.gz, .jsonl.zst (read whole; `compression` streams them);
+- `text`: .txt, cut into documents at the special tokens, readable in byte ranges.
+
+A file of any other suffix is rejected as a whole (under the error policy, `policy`) rather than
+read as text: text has no signature to recognise it by, so that fallback would read whatever
+such a file holds (a .json array or a .csv would be trained on as text, a .txt.gz or .parquet
+file rejected as "not valid UTF-8" instead of named for what it is), and each new reader
+(Parquet is next) would silently change what an existing input means. A plain-text file of
+another name is read once it is named .txt.
+
+`read_documents` reads local files through their readers and one error policy: what the
+`tokfx` commands (train, encode, eval) and the library's counting read.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+from tokfx.formats.documents import Document, Rejection
+from tokfx.formats.readers import jsonl, text
+from tokfx.formats.readers.policy import ErrorPolicy
+from tokfx.formats.readers.reader import ByteRange, Reader, ReadOptions
+
+READERS: tuple[Reader, ...] = (jsonl.READER, text.READER)
+SUFFIXES = tuple(suffix for reader in READERS for suffix in reader.suffixes)
+
+
+def _refuse(raw: BinaryIO, name: str, options: ReadOptions,
+            byte_range: ByteRange | None = None) -> Iterator[Rejection]:
+    yield Rejection(name, None, f"not a corpus file: tokfx reads {', '.join(SUFFIXES)}",
+                    whole_file=True)
+
+
+# The reader of the files no reader reads: it rejects them whole.
+UNKNOWN = Reader("unknown", (), _refuse)
+
+
+def reader_for(path: str | os.PathLike) -> Reader:
+    """The reader of `path`, by its suffix; UNKNOWN for a suffix no reader reads."""
+    name = str(path)
+    return next((reader for reader in READERS if name.endswith(reader.suffixes)), UNKNOWN)
+
+
+def require_files(paths: Iterable[str | os.PathLike]) -> None:
+    """Refuse a missing input before any is read (not after counting the files before it)."""
+    for path in paths:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"{path}: {'not a file' if os.path.exists(path) else 'no such file'}")
+
+
+def read_documents(paths: Iterable[str | os.PathLike], options: ReadOptions,
+                   errors: ErrorPolicy) -> Iterator[Document]:
+    """The documents of local files, in order, each file read whole by its reader; each
+    rejection goes to `errors`, which raises it (fail) or lets reading go on (skip)."""
+    paths = [str(path) for path in paths]
+    require_files(paths)
+    for path in paths:
+        with open(path, "rb") as raw:
+            for item in reader_for(path).read(raw, path, options, None):
+                if isinstance(item, Document):
+                    yield item
+                else:
+                    errors.reject(item)
+
+
+__all__ = ["READERS", "SUFFIXES", "UNKNOWN", "ReadOptions", "Reader", "read_documents",
+           "reader_for", "require_files"]

@@ -3,27 +3,21 @@ field (`text` by default) and optionally its id in another.
 
 Bad input is a Rejection naming the file and line: a line that is not JSON, a missing or
 non-string text field, text that is not valid UTF-8; a truncated or corrupt compressed file
-is a Rejection of the whole file (line None).
+is a Rejection of the whole file, and so is a file with no bytes. A compressed stream cannot be
+split: a file is read from its start, whole.
 """
 from __future__ import annotations
 
 import json
-import os
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import BinaryIO
 
 import zstandard
 
-from tokfx.formats.documents import CorpusError, Document, Rejection
+from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers.compression import iter_lines
-
-SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst")
-
-
-def is_jsonl(path: str | os.PathLike) -> bool:
-    return str(path).endswith(SUFFIXES)
+from tokfx.formats.readers.reader import ByteRange, Reader, ReadOptions
 
 
 def _document(record, text_field: str, id_field: str | None, source: str) -> Document | str:
@@ -45,12 +39,13 @@ def _document(record, text_field: str, id_field: str | None, source: str) -> Doc
     return Document(str(record[id_field]), text, source)
 
 
-def read_jsonl(raw: BinaryIO, name: str, text_field: str = "text",
-               id_field: str | None = None) -> Iterator[Document | Rejection]:
-    """Each record of an open JSON-lines file as a Document or a Rejection, streamed.
+def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
+               byte_range: ByteRange | None = None) -> Iterator[Document | Rejection]:
+    """Each record of an open JSON-lines file as a Document or a Rejection, streamed (the file
+    is read whole: `byte_range` is always None, this format has no ranges).
 
-    A file that ends early or is corrupt ends with a Rejection of the whole file (line None);
-    so does a file with no bytes at all. Blank lines are not documents.
+    A file that ends early or is corrupt ends with a Rejection of the whole file; so does a
+    file with no bytes at all. Blank lines are not documents.
     """
     line_no = 0
     try:
@@ -65,27 +60,16 @@ def read_jsonl(raw: BinaryIO, name: str, text_field: str = "text",
             except json.JSONDecodeError as exc:
                 yield Rejection(name, line_no, f"not JSON ({exc.msg})")
                 continue
-            doc = _document(record, text_field, id_field, f"{name}:{line_no}")
+            doc = _document(record, options.text_field, options.id_field, f"{name}:{line_no}")
             yield doc if isinstance(doc, Document) else Rejection(name, line_no, doc)
     except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
-        yield Rejection(name, None, f"truncated or corrupt after line {line_no} ({exc})")
+        yield Rejection(name, None, f"truncated or corrupt after line {line_no} ({exc})",
+                        whole_file=True)
         return
     if line_no == 0:
-        yield Rejection(name, None, "empty file")
+        yield Rejection(name, None, "empty file", whole_file=True)
 
 
-def iter_jsonl_texts(path: str | os.PathLike, text_field: str = "text") -> Iterator[tuple[int, str]]:
-    """(line number, text) of each record of a JSON-lines file, streamed; bad input raises.
-
-    An empty file has no texts and is not an error here (a caller that cares sees no lines).
-    """
-    path = Path(path)
-    with open(path, "rb") as raw:
-        for item in read_jsonl(raw, str(path), text_field):
-            if isinstance(item, Rejection):
-                if item.reason == "empty file":
-                    return
-                raise CorpusError(item.message)
-            yield int(item.source.rsplit(":", 1)[1]), item.text
+READER = Reader("jsonl", (".jsonl", ".jsonl.gz", ".jsonl.zst"), read_jsonl)

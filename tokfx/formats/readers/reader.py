@@ -1,0 +1,40 @@
+"""What a corpus reader is: the interface that every input format's module fills in once.
+
+A reader turns an open binary file into Documents and Rejections (tokfx.formats.documents): it
+never raises for bad input, so every caller applies the same error policy (policy.py) to what
+it yields.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from tokfx.formats.documents import Document, Rejection
+
+ByteRange = tuple[int, int]  # [start, end) in the file
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How documents are found in a file. `separators` cut a text file into documents (the
+    special tokens; none: the whole file is one document); the fields name a JSON record's text
+    and id (no id field: a document is named by its place, `file:line`)."""
+    text_field: str = "text"
+    id_field: str | None = None
+    separators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One input format.
+
+    `read(raw, name, options, byte_range)` yields the documents of the open file `raw` named
+    `name`, of the byte range only when one is given. `ranges(raw, parts, options)` cuts a file
+    into about `parts` byte ranges, each holding whole documents and read on its own; None for a
+    format that can only be read from its start (a compressed stream cannot be split).
+    """
+    name: str
+    suffixes: tuple[str, ...]
+    read: Callable[[BinaryIO, str, ReadOptions, ByteRange | None], Iterator[Document | Rejection]]
+    ranges: Callable[[BinaryIO, int, ReadOptions], Sequence[ByteRange]] | None = None
