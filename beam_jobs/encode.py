@@ -14,7 +14,7 @@ from apache_beam.utils.shared import Shared
 
 from tokfx.formats.documents import utf8_length
 from tokfx.formats.shards.placement import shard_index
-from beam_jobs.records import EncodedDoc
+from beam_jobs.records import EncodedDoc  # and its coder, registered with Beam
 
 
 class _Encode(beam.DoFn):
@@ -42,6 +42,7 @@ class TokenizeDocs(beam.PTransform):
         self.tokenizer_file, self.num_shards, self.eos_token = tokenizer_file, num_shards, eos_token
 
     def expand(self, documents):
+        # The declared type makes Beam shuffle the docs with EncodedDocCoder.
         return documents | "Encode" >> beam.ParDo(
             _Encode(Shared(), self.num_shards, self.eos_token),
-            beam.pvalue.AsSingleton(self.tokenizer_file))
+            beam.pvalue.AsSingleton(self.tokenizer_file)).with_output_types(tuple[int, EncodedDoc])
