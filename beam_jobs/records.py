@@ -49,9 +49,9 @@ class EncodedDoc(NamedTuple):
 
 class EncodedDocCoder(beam.coders.Coder):
     """An EncodedDoc through the shuffle as the plain tuple of its fields. Beam's default coder
-    pickles a NamedTuple, element by element: some 6 us more per document than a tuple in the
-    GroupByKey before the shards are written; this costs about 1 us. (Beam picks it where the
-    element type is declared: TokenizeDocs's output.)"""
+    pickles a NamedTuple element by element: about 6 us more per document than a tuple, 3 %
+    more CPU time for all of `tokfx run` on en_10M; with this coder, about 1 us, no difference
+    within noise. (Beam picks it where the element type is declared: TokenizeDocs's output.)"""
 
     _fields = beam.coders.FastPrimitivesCoder()
 
