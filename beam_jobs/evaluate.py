@@ -11,22 +11,29 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from tokfx.eval.report import evaluate, write_report
-from beam_jobs.encode import load_tokenizer_bytes
 from beam_jobs.files import publish
 
 
-def _evaluate(docs: list[tuple[str, str]], tokenizer_file, output_dir: str, name: str) -> None:
+def _evaluate(docs: list[tuple[str, str]], tokenizer_file, output_dir: str, name: str) -> list[str]:
     if not docs:  # a small corpus may hold out no document at all: nothing to report
-        return
-    report = evaluate({name: load_tokenizer_bytes(tokenizer_file[1])},
+        return []
+    report = evaluate({name: tokenizer_file.load()},
                       (text for _, text in sorted(docs)))
+    written = []
     with tempfile.TemporaryDirectory() as local:
         for path in write_report(report, local):
-            publish(path, FileSystems.join(output_dir, path.name))
+            destination = FileSystems.join(output_dir, path.name)
+            publish(path, destination)
+            written.append(destination)
+    return written
 
 
 class EvalHeldOut(beam.PTransform):
+    """Documents -> one element: the paths of the report's files, once written (none when no
+    document is held out)."""
+
     def __init__(self, tokenizer_file, output_dir: str, name: str):
+        """tokenizer_file: the PCollection of the one TokenizerFile; its report is `name`'s."""
         super().__init__()
         self.tokenizer_file, self.output_dir, self.name = tokenizer_file, output_dir, name
 

@@ -20,7 +20,6 @@ from tokfx.formats.counts import write_counts
 from tokfx.formats.rejected import rejected_beside, write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON
 from tokfx.formats.shards.placement import is_held_out
-from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
 from tokfx.models.training import trains_on_lines
 from tokfx.pre_tokenizers import resolve_pattern
 from tokfx.special_tokens import DEFAULT_SPECIAL
@@ -31,6 +30,7 @@ from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish, write_bytes
 from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions
 from beam_jobs.read import ReadCorpus
+from beam_jobs.records import TokenizerFile
 from beam_jobs.train import TrainVocab
 from beam_jobs.write import REJECTED_DIR, SHARDS_DIR, WriteShards
 
@@ -165,8 +165,7 @@ def build_encode(p, opts: TokfxOptions) -> None:
     config = config_of(opts, inputs)
     read = _read(p, opts, inputs)
     # The tokenizer's bytes travel in the graph, not its local path.
-    tokenizer_file = p | "Tokenizer" >> beam.Create(
-        [(tokenizer_hash(tokenizer), tokenizer_json_bytes(tokenizer))])
+    tokenizer_file = p | "Tokenizer" >> beam.Create([TokenizerFile.of(tokenizer)])
     keyed = read["documents"] | "TokenizeDocs" >> TokenizeDocs(tokenizer_file, opts.num_shards,
                                                               _eos(opts))
     _write(read, keyed, opts, tokenizer_file, config)

@@ -2,8 +2,8 @@
 {line: count} dict) -> a trained tokenizer, saved to a directory.
 
 Runs in one reducer. The counts are sorted first, so the trainer sees the same input whatever
-order the workers delivered them in. Emits (tokenizer hash, tokfx.json bytes) for the
-encoding step.
+order the workers delivered them in. Emits the tokenizer as a TokenizerFile, for the steps
+after it.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
 from tokfx.models.training import train
 from beam_jobs.files import publish
+from beam_jobs.records import TokenizerFile
 
 
 def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict | None = None):
@@ -29,7 +29,7 @@ def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict |
         for path in sorted(Path(local).iterdir()):
             publish(path, FileSystems.join(output_dir, path.name))
     Metrics.counter("tokfx", "usec_train").inc(int((time.perf_counter() - start) * 1e6))
-    return tokenizer_hash(tokenizer), tokenizer_json_bytes(tokenizer)
+    return TokenizerFile.of(tokenizer)
 
 
 def _train_on_both(both: dict, output_dir: str, settings: dict):

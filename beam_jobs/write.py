@@ -1,4 +1,5 @@
-"""WriteShards: tokenized documents -> Parquet + Megatron shards, rejected/, manifest.json last.
+"""WriteShards: (shard index, EncodedDoc) pairs -> Parquet + Megatron shards, rejected/,
+manifest.json last.
 
 Each shard is written on a worker's local disk, then copied to the output filesystem. The
 tokenizer (for its vocabulary size and alphabet) is built once per worker process. The
@@ -10,7 +11,6 @@ import json
 import logging
 import tempfile
 import time
-from array import array
 from pathlib import Path
 
 import apache_beam as beam
@@ -22,8 +22,8 @@ from tokfx.formats.rejected import write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
 from tokfx.formats.shards.placement import shard_name
 from tokfx.formats.shards.writer import write_shard
-from beam_jobs.encode import load_tokenizer_bytes
 from beam_jobs.files import publish, write_bytes
+from beam_jobs.records import WrittenShard
 
 SHARDS_DIR = "shards"
 REJECTED_DIR = "rejected"
@@ -44,14 +44,13 @@ class _WriteShard(beam.DoFn):
         start = time.perf_counter()
         index, docs = shard
         docs = list(docs)
-        digest, data = tokenizer_file
-        tokenizer = self.shared.acquire(lambda: load_tokenizer_bytes(data), tag=digest)
-        metadata = {"tokfx.tokenizer_hash": digest,
+        tokenizer = self.shared.acquire(tokenizer_file.load, tag=tokenizer_file.hash)
+        metadata = {"tokfx.tokenizer_hash": tokenizer_file.hash,
                     "tokfx.alphabet": json.dumps(tokenizer.alphabet.to_dict()),
                     "tokfx.config": json.dumps(self.config, sort_keys=True)}
         name = shard_name(index, self.num_shards)
         with tempfile.TemporaryDirectory() as local:
-            rows = [(doc_id, _int32s(ids), source) for doc_id, ids, source, _ in docs]
+            rows = [(doc.id, doc.ids(), doc.source) for doc in docs]
             info = write_shard(local, name, rows, tokenizer.vocab_size, metadata)
             for file in info["files"]:
                 publish(Path(local) / file, FileSystems.join(self.output_dir, SHARDS_DIR, file))
@@ -61,31 +60,27 @@ class _WriteShard(beam.DoFn):
                      f"{info['tokens']:,}")
         self.usec.inc(int((time.perf_counter() - start) * 1e6))
         info["files"] = {f"{SHARDS_DIR}/{f}": h for f, h in info["files"].items()}
-        yield {"index": index, **info, "bytes": sum(d[3] for d in docs)}
-
-
-def _int32s(data: bytes) -> array:
-    ids = array("i")
-    ids.frombytes(data)
-    return ids
+        yield WrittenShard(index=index, **info, bytes=sum(doc.text_size for doc in docs))
 
 
 def _write_manifest(shards, output_dir: str, config: dict, tokenizer_file, rejected: dict,
                     documents_accepted: int) -> str:
     totals = {"documents_read": documents_accepted + rejected["documents_rejected"], **rejected,
-              "documents_empty": sum(s["empty_documents"] for s in shards),
-              "bytes": sum(s["bytes"] for s in shards),
-              "tokens": sum(s["tokens"] for s in shards)}
-    alphabet = json.loads(tokenizer_file[1])["alphabet"]
-    manifest = build_manifest(config, tokenizer_file[0], alphabet, shards, totals)
+              "documents_empty": sum(s.empty_documents for s in shards),
+              "bytes": sum(s.bytes for s in shards),
+              "tokens": sum(s.tokens for s in shards)}
+    manifest = build_manifest(config, tokenizer_file.hash, tokenizer_file.alphabet(),
+                              [s._asdict() for s in shards], totals)
     path = FileSystems.join(output_dir, MANIFEST_JSON)
     write_bytes(path, manifest_json_bytes(manifest))
     return path
 
 
 class WriteShards(beam.PTransform):
-    """(shard index, doc) pairs -> shards; the output is the manifest's path, once written.
-    With `progress`, each shard logs what it wrote."""
+    """(shard index, EncodedDoc) pairs -> shards; the output is the manifest's path, once
+    written. `tokenizer_file`: the PCollection of the one TokenizerFile; `documents` and
+    `rejected`: ReadCorpus's outputs, for the totals. With `progress`, each shard logs what it
+    wrote."""
 
     def __init__(self, output_dir: str, num_shards: int, config: dict, tokenizer_file,
                  documents, rejected, progress: bool = False):
