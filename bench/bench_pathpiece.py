@@ -27,7 +27,7 @@ from corpora import SEPARATOR, load  # noqa: E402
 
 import tokfx  # noqa: E402
 from tokfx._bpe_encode import BPEEncoder  # noqa: E402
-from tokfx._shortest_path import PathSegmenter  # noqa: E402
+from tokfx._path_segment import PathSegmenter  # noqa: E402
 from tokfx.segmenters.bpe import base_symbol_ids  # noqa: E402
 
 EOT = "<|endoftext|>"

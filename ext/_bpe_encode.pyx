@@ -5,8 +5,8 @@ present, replacing its occurrences left to right without overlap.
 With a demolition table (Scaffold-BPE), each id the merges leave is then replaced by its
 demolition: one or more output ids.
 
-Twin: tokfx.reference.bpe_encode (the tests run both on random merge tables and on GPT-2), and
-tokfx.reference.scaffold_bpe_encode for demolition.
+Twin: tokfx.reference.bpe_encode (the tests run both on random merge tables and on GPT-2), its
+encode_piece_with_demolition for demolition.
 """
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE

@@ -9,7 +9,7 @@ next pair. The pure-Python twin is tokfx.reference.bpe_train.
 Scaffold mode (train_scaffold_merges, Scaffold-BPE) runs the same merges and also keeps each
 token's standalone frequency, flags a merge's parts whose frequency falls below the queue
 head, and queues flagged tokens beside the pairs. Its twin is
-tokfx.reference.scaffold_bpe_train.
+tokfx.reference.bpe_train.train_scaffold_merges.
 """
 from array import array
 

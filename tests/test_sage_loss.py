@@ -1,5 +1,5 @@
-"""SaGe ablation loss: the Cython core (tokfx._shortest_path.sage_losses) against its pure-Python
-twin on random cases, and hand-worked ablations."""
+"""SaGe ablation loss: the Cython core (tokfx._sage_loss) against its pure-Python twin on random
+cases, and hand-worked ablations."""
 import math
 from array import array
 from itertools import accumulate
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokfx._shortest_path import sage_losses
-from tokfx.reference import sage as ref
+from tokfx._sage_loss import sage_losses
+from tokfx.reference import sage_loss as ref
 
 ALPHABET = 3
 

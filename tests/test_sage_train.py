@@ -10,13 +10,13 @@ import tokfx
 from conftest import fixture_path
 from tokfx import Tokenizer
 from tokfx.cli.main import main
-from tokfx.reference import sage as ref
+from tokfx.reference import sage_loss as ref
 from tokfx.alphabet import BYTES
 from tokfx.formats.counts import read_counts
 from tokfx.counting import count_lines, count_lines_file
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.progress import QUIET
-from tokfx.reference.pathpiece import segment
+from tokfx.reference.path_segment import segment
 from tokfx.models.sage.pieces import greedy_pieces, line_pieces
 from tokfx.models.base import Target
 from tokfx.models.sage.trainer import SageTrainer, default_embeddings_schedule, default_schedule, prune_rounds

@@ -20,9 +20,9 @@ from tokfx.alphabet import Alphabet
 from tokfx.models.bpe.merge_loop import BYTE_KEYS, packed_words, symbol_keys
 from tokfx.cli.main import main
 from tokfx.pre_tokenizers.patterns import GPT2
+from tokfx.reference.bpe_encode import encode_piece_with_demolition as reference_encode_piece
 from tokfx.reference.bpe_train import train_merges as reference_bpe_merges
-from tokfx.reference.scaffold_bpe_encode import encode_piece as reference_encode_piece
-from tokfx.reference.scaffold_bpe_train import train_scaffold_merges as reference_scaffold_merges
+from tokfx.reference.bpe_train import train_scaffold_merges as reference_scaffold_merges
 from tokfx.models.scaffold_bpe.trainer import train_scaffold_vocab
 from tokfx.progress import Progress
 from tokfx.segmenters.scaffold_bpe import ScaffoldVocab

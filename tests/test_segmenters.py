@@ -7,8 +7,8 @@ import pytest
 import tokfx
 from conftest import corpus_text, fixture_path
 from tokfx import Tokenizer
-from tokfx._shortest_path import PathSegmenter
-from tokfx.reference import pathpiece as ref
+from tokfx._path_segment import PathSegmenter
+from tokfx.reference import path_segment as ref
 
 EOT = "<|endoftext|>"
 MODES = ["pathpiece-l", "pathpiece-r", "greedy"]

@@ -4,7 +4,7 @@ Start from a large initial vocabulary (our BPE, or the most frequent n-grams), e
 kept and no token wider than L; then each round segments every pre-token with PathPiece-L, sums
 each token's minimum increase MI (the extra tokens its pre-tokens would need without that
 occurrence) over its occurrences times their counts, and drops the tokens with the smallest sums
-down to the schedule's next size. Core: tokfx._shortest_path.mi_pass.
+down to the schedule's next size. Core: tokfx._pathpiece_mi.mi_pass.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from tokfx._shortest_path import mi_pass
+from tokfx._pathpiece_mi import mi_pass
 from tokfx.models.base import Model, Target, Trainer
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.models.top_down import (check_initial_vocab, check_max_width, check_schedule, initial_tokens,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
-from tokfx._shortest_path import top_ngrams
+from tokfx._ngrams import top_ngrams
 from tokfx.models.base import Target
 from tokfx.models.bpe.merge_loop import packed_words, train_bpe_merges
 from tokfx.progress import Progress

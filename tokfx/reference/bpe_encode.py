@@ -1,7 +1,10 @@
-"""Pure-Python twin of ext/_bpe_encode.pyx: BPE encoding of one pre-token.
+"""Pure-Python twin of tokfx._bpe_encode: BPE encoding of one pre-token, and Scaffold-BPE's
+(BPEEncoder with a demolition table).
 
 Start from the byte ids; while some adjacent pair has a merge, take the lowest-rank one and
-replace its occurrences left to right without overlap (`a a a` -> `aa a`).
+replace its occurrences left to right without overlap (`a a a` -> `aa a`). Scaffold-BPE then
+splits each scaffold token into its merge's parts, recursively, until only normal tokens are
+left.
 """
 from tokfx.reference.alphabet import cjk_symbols
 
@@ -37,3 +40,21 @@ def encode_piece(piece: bytes, merges: list[tuple[int, int, int]], symbol_ids,
     """symbol_ids: the id of each base symbol; with cjk_groups the piece is remapped first."""
     symbols = piece if cjk_groups is None else cjk_symbols(piece, cjk_groups)
     return apply_merges([symbol_ids[s] for s in symbols], merge_ranks(merges))
+
+
+def demolish(token: int, parts: dict[int, tuple[int, int]], scaffold: set[int]) -> list[int]:
+    """The normal expanded ids a token stands for: itself, or its parts' demolitions."""
+    if token not in scaffold:
+        return [token]
+    left, right = parts[token]
+    return demolish(left, parts, scaffold) + demolish(right, parts, scaffold)
+
+
+def encode_piece_with_demolition(piece: bytes, merges: list[tuple[int, int, int]], symbol_ids,
+                                 scaffold: set[int], model_ids: dict[int, int],
+                                 cjk_groups: tuple[int, ...] | None = None) -> list[int]:
+    """merges: expanded (left, right, merged) triples by rank; model_ids: normal expanded id ->
+    model id."""
+    parts = {merged: (left, right) for left, right, merged in merges}
+    expanded = encode_piece(piece, merges, symbol_ids, cjk_groups)
+    return [model_ids[t] for token in expanded for t in demolish(token, parts, scaffold)]

@@ -1,8 +1,16 @@
-"""Byte-pair-encoding training, the plain way: recount every pair, merge the best, repeat.
+"""Pure-Python twin of tokfx._bpe_train, the plain way: BPE training recounts every pair, merges
+the best and repeats; Scaffold-BPE training also recounts standalone frequencies every step.
+Tests compare the merges and the event logs with the core's.
 
-The twin of the Cython merge loop (tokfx._bpe_train); tests compare the two.
+A Scaffold-BPE step takes the best candidate among the pairs and the flagged tokens: a flagged
+token is unflagged; a pair is merged, and each of its parts that is learned, normal and now
+occurs strictly less often than the best remaining candidate is flagged scaffold.
 """
 from collections import Counter
+
+from tokfx._bpe_train import ScaffoldEvent
+
+MERGED, FLAGGED, UNFLAGGED = ScaffoldEvent.MERGED, ScaffoldEvent.FLAGGED, ScaffoldEvent.UNFLAGGED
 
 
 def count_pairs(words: list[tuple[list[int], int]]) -> Counter:
@@ -47,3 +55,52 @@ def train_merges(word_counts: dict[tuple[int, ...], int], symbol_keys: list[byte
         merges.append(best)
         words = [(merge(symbols, best, new_id), count) for symbols, count in words]
     return merges
+
+
+def standalone_counts(words: list[tuple[list[int], int]]) -> Counter:
+    """How often each token occurs as a whole symbol of the words."""
+    counts = Counter()
+    for symbols, count in words:
+        for symbol in symbols:
+            counts[symbol] += count
+    return counts
+
+
+def candidates(words, keys, scaffold) -> list[tuple]:
+    """(count, key, key, left, right) of every pair, and of every flagged token as the pair
+    (token, "") with id -1 on the right: max() is BPE's tie rule over both."""
+    pair_counts, frequency = count_pairs(words), standalone_counts(words)
+    return ([(count, keys[left], keys[right], left, right) for (left, right), count in pair_counts.items()]
+            + [(frequency[token], keys[token], b"", token, -1) for token in scaffold])
+
+
+def train_scaffold_merges(word_counts: dict[tuple[int, ...], int], symbol_keys: list[bytes],
+                          num_normal: int) -> list[tuple[int, int, int, int]]:
+    """The event log until `num_normal` learned tokens are normal; events as the core's."""
+    keys = list(symbol_keys)
+    words = [(list(symbols), count) for symbols, count in word_counts.items()]
+    scaffold: set[int] = set()
+    normal, log = 0, []
+    while normal < num_normal:
+        best = max(candidates(words, keys, scaffold), default=None)
+        if best is None:
+            break
+        count, _, _, left, right = best
+        if right == -1:
+            scaffold.remove(left)
+            log.append((UNFLAGGED, left, count, 0))
+            normal += 1
+            continue
+        new_id = len(keys)
+        keys.append(keys[left] + keys[right])
+        log.append((MERGED, left, right, count))
+        words = [(merge(symbols, (left, right), new_id), n) for symbols, n in words]
+        normal += 1
+        head = max((c[0] for c in candidates(words, keys, scaffold)), default=0)
+        frequency = standalone_counts(words)
+        for part in dict.fromkeys((left, right)):
+            if part >= len(symbol_keys) and part not in scaffold and frequency[part] < head:
+                scaffold.add(part)
+                log.append((FLAGGED, part, frequency[part], head))
+                normal -= 1
+    return log

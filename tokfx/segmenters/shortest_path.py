@@ -1,11 +1,11 @@
-"""The segmenters that run over any vocabulary, merges or not (core: tokfx._shortest_path; twin:
-tokfx.reference.pathpiece): `pathpiece-l` and `pathpiece-r` (fewest tokens, ties to the longest
+"""The segmenters that run over any vocabulary, merges or not (core: tokfx._path_segment; twin:
+tokfx.reference.path_segment): `pathpiece-l` and `pathpiece-r` (fewest tokens, ties to the longest
 last token or to a seeded random choice) and `greedy` (longest prefix first)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tokfx._shortest_path import PathSegmenter
+from tokfx._path_segment import PathSegmenter
 from tokfx.alphabet import Alphabet
 
 

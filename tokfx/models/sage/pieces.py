@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from tokfx._shortest_path import PathSegmenter
+from tokfx._path_segment import PathSegmenter
 from tokfx.alphabet import Alphabet
 from tokfx.pre_tokenizers import PreTokenizer
 

@@ -3,7 +3,7 @@
 Start from our BPE vocabulary of `initial_size` tokens (every base symbol kept); each round
 segments every piece greedily (longest prefix), sums each token's ablation loss (the skip-gram
 log-likelihood of its context lost when its occurrences are re-tokenized without it,
-tokfx._shortest_path.sage_losses) over its occurrences times their counts, and drops the active
+tokfx._sage_loss.sage_losses) over its occurrences times their counts, and drops the active
 tokens with the smallest losses down to the schedule's next size; word2vec embeddings
 (`word2vec.py`) are retrained at the sizes of the embeddings schedule.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokfx._shortest_path import sage_losses
+from tokfx._sage_loss import sage_losses
 from tokfx.models.base import Model, Target, Trainer
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.models.sage.pieces import greedy_pieces, line_pieces

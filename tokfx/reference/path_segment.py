@@ -1,9 +1,8 @@
-"""Pure-Python twin of tokfx._shortest_path: PathPiece and greedy segmentation, and the MI of
-each token occurrence, over a piece's base symbols. Tokens are given by id as symbol sequences
-(None for an id never produced); a repeated token keeps its lowest id."""
+"""Pure-Python twin of tokfx._path_segment: PathPiece and greedy segmentation over a piece's base
+symbols. Tokens are given by id as symbol sequences (None for an id never produced); a repeated
+token keeps its lowest id."""
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 MASK = (1 << 64) - 1
@@ -27,7 +26,8 @@ class _SplitMix:
         return _mix(self.state)
 
 
-def _ids(tokens) -> dict[tuple[int, ...], int]:
+def token_ids(tokens) -> dict[tuple[int, ...], int]:
+    """Symbol sequence -> token id (the twin of the cores' trie of tokens)."""
     ids = {}
     for i, t in enumerate(tokens):
         if t is not None:
@@ -38,7 +38,7 @@ def _ids(tokens) -> dict[tuple[int, ...], int]:
 def forward(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pathpiece-l",
             seed: int = 0) -> tuple[list[int], list[int], list[int], list[int]]:
     """Per end position: (pl, chosen width, chosen token id, sc)."""
-    ids = _ids(tokens)
+    ids = token_ids(tokens)
     rng = _SplitMix(seed, symbols)
     pl, width, token, sc = [], [], [], []
     for e in range(len(symbols)):
@@ -77,7 +77,7 @@ def segment(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pa
 
 
 def _greedy(symbols: Sequence[int], tokens, max_width: int) -> list[tuple[int, int, int]]:
-    ids = _ids(tokens)
+    ids = token_ids(tokens)
     out, s = [], 0
     while s < len(symbols):
         w = next(w for w in range(min(max_width, len(symbols) - s), 0, -1)
@@ -85,43 +85,3 @@ def _greedy(symbols: Sequence[int], tokens, max_width: int) -> list[tuple[int, i
         out.append((s, s + w, ids[tuple(symbols[s:s + w])]))
         s += w
     return out
-
-
-def chunk_mi(symbols: Sequence[int], tokens, max_width: int = 16) -> list[tuple[int, int, int, int | None]]:
-    """(start, end exclusive, token id, MI) along the PathPiece-L segmentation, MI by the
-    formula of docs/algorithms.md (break inside, or a covering token; 0 when sc[e] > 1)."""
-    ids = _ids(tokens)
-    n = len(symbols)
-    pl, _, _, sc = forward(symbols, tokens, max_width)
-    inf = float("inf")
-    bpl = [inf] * n + [0]
-    for i in range(n - 1, -1, -1):
-        bpl[i] = min((bpl[i + w] + 1 for w in range(1, min(max_width, n - i) + 1)
-                      if tuple(symbols[i:i + w]) in ids), default=inf)
-    out = []
-    for s, end, t in segment(symbols, tokens, max_width):
-        e = end - 1
-        if sc[e] > 1:
-            out.append((s, end, t, 0))
-            continue
-        inside = [pl[j] + bpl[j + 1] for j in range(s, e)]
-        covering = [(pl[s2 - 1] if s2 else 0) + 1 + bpl[e2 + 1]
-                    for s2 in range(max(0, e - max_width + 1), s + 1)
-                    for e2 in range(e, min(n, s2 + max_width))
-                    if (s2, e2) != (s, e) and tuple(symbols[s2:e2 + 1]) in ids]
-        best = min(inside + covering, default=inf)
-        out.append((s, end, t, None if best == inf else best - pl[n - 1]))
-    return out
-
-
-def top_ngrams(pieces: Sequence[Sequence[int]], counts: Sequence[int], how_many: int,
-               max_width: int) -> list[tuple[int, ...]]:
-    """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces (each
-    counted its piece's count times); most frequent first, ties by their symbols."""
-    grams: Counter = Counter()
-    for piece, count in zip(pieces, counts):
-        piece = tuple(piece)
-        for n in range(2, min(max_width, len(piece)) + 1):
-            for start in range(len(piece) - n + 1):
-                grams[piece[start:start + n]] += count
-    return sorted(grams, key=lambda g: (-grams[g], g))[:how_many]

@@ -1,12 +1,12 @@
-"""Pure-Python twin of tokfx._shortest_path.sage_losses: the SaGe ablation loss of every token
-over pieces of base symbols with counts (docs/algorithms.md, SaGe; context within a piece, greedy
-segmentation and ablation within a pre-token when the piece is cut into pre-tokens)."""
+"""Pure-Python twin of tokfx._sage_loss: the SaGe ablation loss of every token over pieces of
+base symbols with counts (docs/algorithms.md, SaGe; context within a piece, greedy segmentation and
+ablation within a pre-token when the piece is cut into pre-tokens)."""
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-from tokfx.reference.pathpiece import _ids, segment
+from tokfx.reference.path_segment import segment, token_ids
 
 
 def log_sigmoid(x: float) -> float:
@@ -35,7 +35,7 @@ def ablate(symbols: Sequence[int], tokens, max_width: int, start: int, width: in
     """(ablated token ids, index of the base token where they rejoin): the longest token
     strictly shorter than `width` at `start`, then greedy until a start of the base
     segmentation (`base_starts`, ending with len(symbols))."""
-    ids = _ids(tokens)
+    ids = token_ids(tokens)
     w = next(w for w in range(width - 1, 0, -1) if tuple(symbols[start:start + w]) in ids)
     out, i = [ids[tuple(symbols[start:start + w])]], start + w
     while i not in base_starts:

@@ -1,0 +1,148 @@
+"""Segmentation over any vocabulary, merges or not, of a piece's base symbols (bytes, or with the
+cjk alphabet its remapped symbols):
+
+- pathpiece-l / pathpiece-r: fewest tokens (shortest_path.pxd: forward DP over end positions,
+  widths 1..L tried in increasing order); among equal paths the longest last token (L) or a
+  uniform random one by reservoir sampling (R), then a backtrack from the end.
+- greedy: the longest token that is a prefix of the rest, left to right (greedy.pxd).
+
+Twin: tokfx.reference.path_segment.
+"""
+cimport cython
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libcpp.vector cimport vector
+
+from cjk_remap cimport cjk_symbols
+from greedy cimport greedy
+from id_list cimport id_objects, ids_as_list
+from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
+                          cache_store, cacheable, hash_piece, mix)
+from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward
+from symbol_trie cimport SymbolTrie, trie_build
+
+cdef enum:
+    GREEDY = 2  # the third mode beside forward's tie rules LONGEST and RANDOM
+
+MODES = {"pathpiece-l": LONGEST, "pathpiece-r": RANDOM, "greedy": GREEDY}
+
+
+cdef inline uint64_t piece_seed(uint64_t seed, const int32_t* symbols, Py_ssize_t n) noexcept nogil:
+    """The random state of one piece: from the seed and the piece's symbols only, so a piece
+    segments the same wherever it occurs and however the text around it was cut."""
+    cdef uint64_t h = mix(seed ^ <uint64_t>n)
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = mix(h ^ <uint32_t>symbols[i])
+    return h
+
+
+@cython.final
+cdef class PathSegmenter:
+    """Segments pieces with pathpiece-l, pathpiece-r or greedy over a vocabulary, with a bounded
+    cache piece bytes -> ids (a piece segments the same wherever it occurs, pathpiece-r too).
+
+    Not thread-safe: the cache and scratch buffers are shared by all calls.
+    """
+    cdef int _mode
+    cdef int _max_width
+    cdef uint64_t _seed
+    cdef bint _remap
+    cdef int32_t _prefix_ids[4]
+    cdef Paths _paths
+    cdef vector[int32_t] _symbols
+    cdef vector[int32_t] _starts
+    cdef vector[int32_t] _tokens
+    cdef vector[int32_t] _out
+    cdef PieceCache _cache
+    cdef list _id_objects  # id_list.id_objects
+    # Of the reversed tokens, but for greedy. Last: its 4 KB root table between the header and
+    # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
+    # aliasing of those stores with the root table's loads for common symbols.
+    cdef SymbolTrie _trie
+
+    def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None,
+                 cache_size=1 << 18):
+        """tokens: by id, each a sequence of base symbols, or None for an id that segmentation
+        never produces (a special token). Tokens wider than max_width symbols are never used."""
+        if mode not in MODES:
+            raise ValueError(f"unknown segmenter {mode!r}; known: {', '.join(sorted(MODES))}")
+        if max_width < 1:
+            raise ValueError(f"max_width must be at least 1, got {max_width}")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+        if cache_size < 0:
+            raise ValueError(f"cache_size must be >= 0, got {cache_size}")
+        cache_init(&self._cache, cache_size)
+        self._mode = MODES[mode]
+        self._max_width = max_width
+        self._seed = seed
+        trie_build(&self._trie, tokens, self._mode != GREEDY)
+        self._id_objects = id_objects(len(tokens) - 1)
+        self._remap = cjk_prefix_ids is not None
+        if self._remap:
+            prefixes = list(cjk_prefix_ids)
+            if len(prefixes) != 4:
+                raise ValueError(f"cjk_prefix_ids must hold 4 entries, got {len(prefixes)}")
+            for k in range(4):
+                self._prefix_ids[k] = prefixes[k]
+
+    cdef int _segment_into_out(self, const int32_t* symbols, Py_ssize_t n) except -1:
+        cdef uint64_t state
+        cdef Py_ssize_t k
+        if self._mode == GREEDY:
+            return greedy(symbols, n, &self._trie, self._max_width, &self._out)
+        state = piece_seed(self._seed, symbols, n) if self._mode == RANDOM else 0
+        forward(symbols, n, &self._trie, self._max_width, self._mode, &state, &self._paths)
+        backtrack(n, &self._paths, &self._starts, &self._tokens)
+        for k in range(<Py_ssize_t>self._tokens.size() - 1, -1, -1):
+            self._out.push_back(self._tokens[k])
+        return 0
+
+    def segment(self, const int32_t[::1] symbols):
+        """The token ids of one piece given as base symbols."""
+        self._out.clear()
+        if symbols.shape[0]:
+            self._segment_into_out(&symbols[0], symbols.shape[0])
+        return ids_as_list(self._out, self._id_objects)
+
+    def encode_pieces(self, bytes data, const int64_t[::1] ends):
+        """The concatenated ids of the pieces data[ends[k-1]:ends[k]] (ends exclusive, ascending,
+        the last equal to len(data)); as BPEEncoder.encode_pieces."""
+        cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
+        cdef int64_t size = PyBytes_GET_SIZE(data)
+        cdef int64_t start = 0, end, i
+        cdef Py_ssize_t k, n, first_id
+        cdef uint64_t h = 0
+        cdef CacheSlot* slot
+        cdef bint cached
+        self._out.clear()
+        for k in range(ends.shape[0]):
+            end = ends[k]
+            if end < start or end > size:
+                raise ValueError(f"ends[{k}] = {end} is not in [{start}, {size}]")
+            cached = cacheable(&self._cache, end - start)
+            if cached:
+                h = hash_piece(text + start, end - start)
+                slot = cache_slot(&self._cache, text + start, end - start, h)
+                if slot.piece_size != 0:
+                    cache_append_ids(&self._cache, slot, &self._out)
+                    start = end
+                    continue
+            first_id = self._out.size()
+            self._symbols.resize(end - start)
+            if self._remap:
+                n = cjk_symbols(text + start, end - start, self._prefix_ids, self._symbols.data())
+            else:
+                n = end - start
+                for i in range(n):
+                    self._symbols[i] = text[start + i]
+            if n:
+                self._segment_into_out(self._symbols.data(), n)
+            if cached:
+                cache_store(&self._cache, text + start, end - start, h, self._out.data() + first_id,
+                            self._out.size() - first_id)
+            start = end
+        if start != size:
+            raise ValueError(f"the last end is {start}, not len(data) = {size}")
+        return ids_as_list(self._out, self._id_objects)
