@@ -21,7 +21,7 @@ from tokfx.formats.tokfx_json import tokenizer_hash
 
 SHARDS = 3
 CONFIG = {"num_shards": SHARDS, "note": "what the run was given"}
-REJECTED = [Rejection("in/gone.jsonl", None, "empty file"), Rejection("in/bad.jsonl", 7, "not JSON")]
+REJECTED = [Rejection("in/gone.jsonl", None, "empty file", whole_file=True), Rejection("in/bad.jsonl", 7, "not JSON")]
 
 
 @pytest.fixture(scope="module")
