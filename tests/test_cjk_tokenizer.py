@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import tokfx
 from conftest import CORPUS_FILES, corpus_path, fixture_path
-from test_bpe_train import pretoken_counts
+from bpe_inputs import pretoken_counts
 from tokfx import Tokenizer
 from tokfx.alphabet import Alphabet, DecodeError
 from tokfx.models.bpe.merge_loop import train_bpe_merges

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import tokfx
 from conftest import corpus_text, fixture_path
-from test_bpe_train import byte_words, packed, pretoken_counts, training_inputs
+from bpe_inputs import byte_words, packed, pretoken_counts, training_inputs
 from tokfx._bpe_encode import BPEEncoder
 from tokfx._bpe_train import ScaffoldEvent, train_scaffold_merges
 from tokfx.alphabet import Alphabet
@@ -29,7 +29,7 @@ from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
 from tokfx.formats.tokfx_json import TOKFX_JSON, tokenizer_json_bytes
 
 MERGED, FLAGGED, UNFLAGGED = ScaffoldEvent.MERGED, ScaffoldEvent.FLAGGED, ScaffoldEvent.UNFLAGGED
-SCHEMA = Path(__file__).parents[1] / "schemas" / "tokfx.schema.json"
+SCHEMA = Path(__file__).parents[2] / "schemas" / "tokfx.schema.json"
 x, y, z, a, b, c, d, q = b"xyzabcdq"
 
 

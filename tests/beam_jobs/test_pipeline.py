@@ -18,7 +18,7 @@ from pipeline_corpus import (EOT, SOURCES, output_digests, paragraphs, read_shar
 from tokfx.formats.counts import read_counts
 from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
 
-SCHEMAS = Path(__file__).parents[1] / "schemas"
+SCHEMAS = Path(__file__).parents[2] / "schemas"
 VOCAB = 400
 
 

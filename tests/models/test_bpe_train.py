@@ -2,64 +2,25 @@
 import json
 import random
 from array import array
-from collections import Counter
 
 import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bpe_inputs import SPECIAL, byte_words, packed, pretoken_counts, training_inputs
 from conftest import corpus_text, fixture_path
 from tokfx._bpe_train import train_merges
 from tokfx.models.bpe.merge_loop import BYTE_KEYS, train_bpe_merges
 from tokfx.progress import Progress
 from tokfx.segmenters.bpe import merges_as_bytes, token_bytes
 from tokfx.formats.gpt2 import unicode_to_bytes
-from tokfx.pre_tokenizers.patterns import GPT2
 from tokfx.reference.bpe_train import count_pairs
 from tokfx.reference.bpe_train import train_merges as reference_train_merges
-
-SPECIAL = "<|endoftext|>"
-
-
-def packed(word_counts: dict[tuple[int, ...], int]) -> tuple[array, array, array]:
-    """The core's buffers: symbols concatenated, word offsets, word counts."""
-    symbols, offsets, counts = array("i"), array("q", [0]), array("q")
-    for word, count in word_counts.items():
-        symbols.extend(word)
-        offsets.append(len(symbols))
-        counts.append(count)
-    return symbols, offsets, counts
-
 
 def core_merges(word_counts, symbol_keys, num_merges):
     return train_merges(*packed(word_counts), list(symbol_keys), num_merges)
 
-
-def pretoken_counts(text: str) -> Counter:
-    """Pre-token counts as training sees them: special tokens split out, GPT-2 pattern."""
-    return Counter(match.encode("utf-8") for chunk in text.split(SPECIAL)
-                   for match in regex.findall(GPT2, chunk))
-
-
-def byte_words(counts: Counter) -> dict[tuple[int, ...], int]:
-    return {tuple(word): count for word, count in counts.items()}
-
-
-# ---- random small inputs: tiny alphabets force ties and runs like `a a a a`
-
-# Few distinct keys, so distinct symbols often share a key (ties fall to the ids) and keys
-# are often prefixes of one another.
-KEYS = st.sampled_from([b"a", b"b", b"ab", b"\x00", b"\xff", b"\x00a"])
-COUNTS = st.one_of(st.integers(1, 4), st.integers(2**32 - 2, 2**40))
-
-
-@st.composite
-def training_inputs(draw):
-    symbol_keys = draw(st.lists(KEYS, min_size=2, max_size=6))
-    symbol = st.integers(0, len(symbol_keys) - 1)
-    word_counts = draw(st.dictionaries(st.lists(symbol, max_size=14).map(tuple), COUNTS, max_size=8))
-    return word_counts, symbol_keys, draw(st.integers(0, 40))
 
 
 @settings(max_examples=400, deadline=None)

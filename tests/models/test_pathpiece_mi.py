@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from test_path_segment import ALPHABET, all_segmentations, segment_spans, vocab_and_text
+from segmentation_cases import ALPHABET, all_segmentations, segment_spans, vocab_and_text
 from tokfx._pathpiece_mi import chunk_mi, mi_pass
 from tokfx.reference import pathpiece_mi as ref
 
