@@ -66,5 +66,6 @@ class SpecialTokens:
 
 
 def special_tokens_or_default(tokens: Sequence[str] | None) -> list[str]:
-    """The special tokens a command was given, or the default one when none was."""
+    """The special tokens (or .txt separators) a command was given, or the default one when
+    none was."""
     return list(tokens) if tokens is not None else [DEFAULT_SPECIAL]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from tokfx.cli.skipped import note_skipped
 from tokfx.eval.report import corpus_documents, evaluate, tokenizer_names, write_report
 from tokfx.formats.readers.policy import CollectingPolicy
-from tokfx.special_tokens import DEFAULT_SPECIAL
+from tokfx.special_tokens import special_tokens_or_default
 from tokfx.tokenizer import Tokenizer
 
 NAME = "eval"
@@ -14,7 +14,7 @@ HELP = "intrinsic metrics of tokenizers on a corpus, side by side: metrics.json,
 def run(args) -> None:
     names = tokenizer_names(args.tokenizers)
     tokenizers = {name: Tokenizer.load(path) for name, path in zip(names, args.tokenizers)}
-    separators = args.separator if args.separator is not None else [DEFAULT_SPECIAL]
+    separators = special_tokens_or_default(args.separator)
     errors = CollectingPolicy(args.on_error)
     documents = corpus_documents(args.corpus, args.text_field, separators, errors)
     try:
