@@ -1,13 +1,14 @@
 """Write files to their place on any Beam filesystem (local, gs://, s3://)."""
 from __future__ import annotations
 
+import hashlib
 import os
 
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 
-def _create(destination: str):
+def create(destination: str):
     parent = FileSystems.split(destination)[0]
     if parent and not FileSystems.exists(parent):
         try:
@@ -21,16 +22,25 @@ def _create(destination: str):
 
 def publish(local_path: str | os.PathLike, destination: str) -> None:
     """Copy a file written on the worker's local disk to `destination`."""
-    with open(local_path, "rb") as src, _create(destination) as dst:
+    with open(local_path, "rb") as src, create(destination) as dst:
         while block := src.read(1 << 20):
             dst.write(block)
 
 
 def write_bytes(destination: str, data: bytes) -> None:
-    with _create(destination) as dst:
+    with create(destination) as dst:
         dst.write(data)
 
 
 def open_raw(path: str):
     """A file for reading as stored; tokfx decompresses itself (and detects truncation)."""
     return FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
+
+
+def sha256(path: str) -> str:
+    """The sha256 of a file on any Beam filesystem, read as stored."""
+    digest = hashlib.sha256()
+    with open_raw(path) as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()

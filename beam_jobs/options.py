@@ -1,16 +1,38 @@
 """The tokfx pipeline options: every tokfx flag (tokfx.cli.flags, the one table), next to Beam's
-own (`--runner`, ...)."""
+own (`--runner`, ...), and the local runner that runs them by default."""
 from __future__ import annotations
+
+import argparse
 
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from tokfx.cli.flags import add_flags
 
-# Named so that Beam never falls back to its default, which first tries to download a runner.
-DEFAULT_RUNNER = "DirectRunner"
+# The local runner, named: Beam's default (DirectRunner) would first try to download and start
+# the Prism runner, and use it when it can, a runner tokfx is never tested on.
+DEFAULT_RUNNER = "FnApiRunner"
 
 
 class TokfxOptions(PipelineOptions):
     @classmethod
     def _add_argparse_args(cls, parser):
         add_flags(parser, "pipeline")
+
+
+def local_runner(options: PipelineOptions):
+    """The FnApiRunner, given the pipeline options to hand its workers (as Beam's DirectRunner
+    does when it picks it; by name alone, a multi_processing worker would get none, and so not
+    the log levels set for it)."""
+    from apache_beam.portability.api import beam_provision_api_pb2
+    from apache_beam.runners.portability.fn_api_runner import fn_runner
+    from apache_beam.runners.portability.portable_runner import JobServiceHandle
+
+    # Only Beam's own options, and only those set: the workers' parser knows no tokfx flag (the
+    # steps get what they need when the graph is built) and would warn about each one.
+    parser = argparse.ArgumentParser()
+    TokfxOptions._add_argparse_args(parser)
+    ours = {action.dest for action in parser._actions}
+    beams = {k: v for k, v in options.get_all_options(drop_default=True).items() if k not in ours}
+    encoded = JobServiceHandle.encode_pipeline_options(beams)
+    return fn_runner.FnApiRunner(provision_info=fn_runner.ExtendedProvisionInfo(
+        beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded)))

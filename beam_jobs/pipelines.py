@@ -1,11 +1,22 @@
-"""Entry points: `tokfx run`, `tokfx count`, `tokfx encode --output-dir` as Beam pipelines."""
+"""Entry points: `tokfx run`, `tokfx count`, `tokfx encode --output-dir` as Beam pipelines.
+
+`tokfx run` reads the corpus twice, along one read plan (beam_jobs.plan): the first pass counts
+pre-tokens for the single training reducer, the second re-reads each read task once the
+tokenizer exists and encodes it straight into its shards (beam_jobs.encode). No document waits
+for the tokenizer or crosses a shuffle, so memory does not grow with the corpus.
+"""
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import os
+import resource
 import shutil
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import apache_beam as beam
@@ -17,6 +28,8 @@ from tokfx.alphabet import Alphabet
 from tokfx.cli.flags import BASIC_KEYWORDS, refuse_underscore_spellings, special_tokens, training_keywords
 from tokfx.data import sample_corpus
 from tokfx.formats.counts import write_counts
+from tokfx.formats.readers import ReadOptions
+from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON
 from tokfx.formats.shards.placement import is_held_out
@@ -25,17 +38,17 @@ from tokfx.pre_tokenizers import resolve_pattern
 from tokfx.special_tokens import DEFAULT_SPECIAL
 from tokfx.tokenizer import Tokenizer
 from beam_jobs.count import CountPretokens
-from beam_jobs.encode import TokenizeDocs
+from beam_jobs.encode import TASKS, EncodeSettings, EncodeTasks
 from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish, write_bytes
-from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions
-from beam_jobs.read import ReadCorpus
+from beam_jobs.manifest import WriteManifest
+from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions, local_runner
+from beam_jobs.output_dir import EVAL_DIR, OURS, TOKENIZER_DIR, OutputDir
+from beam_jobs.plan import ReadPlan, plan_reads
+from beam_jobs.read import REJECTED, ReadTasks
+from beam_jobs.receipts import SHARDS_DIR
 from beam_jobs.records import TokenizerFile
 from beam_jobs.train import TrainVocab
-from beam_jobs.write import REJECTED_DIR, SHARDS_DIR, WriteShards
-
-TOKENIZER_DIR = "tokenizer"
-EVAL_DIR = "eval"
 
 
 def _options(argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
@@ -66,57 +79,67 @@ def _quiet_local_workers(options: PipelineOptions) -> None:
         logging.getLogger("apache_beam.runners.portability.local_job_service").setLevel(logging.ERROR)
 
 
+def _absolute(path: str) -> str:
+    """A local path made absolute in the launcher: a worker resolves a relative one against its
+    own working directory, which on a cluster is not the launcher's."""
+    return os.path.abspath(path) if FileSystems.get_scheme(path) is None else path
+
+
 def _inputs(opts: TokfxOptions) -> list[str]:
     if opts.input:
-        return list(opts.input)
+        return [_absolute(pattern) for pattern in opts.input]
     return [str(p) for p in sample_corpus()]
 
 
+def _read_options(opts: TokfxOptions) -> ReadOptions:
+    return ReadOptions(opts.text_field, opts.id_field, tuple(special_tokens(opts)))
+
+
+def _plan(opts: TokfxOptions, inputs: list[str]) -> ReadPlan:
+    return plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error))
+
+
+def _counted_specials(opts: TokfxOptions) -> list[str]:
+    """The special tokens that cut a document's text before counting: none unless their text
+    inside a document is to be read as them (a .txt file is cut into documents at them anyway)."""
+    return special_tokens(opts) if opts.special_tokens_in_text == "split" else []
+
+
 def config_of(opts: TokfxOptions, inputs: list[str], **extra) -> dict:
-    """What determines the output (recorded in the manifest and shard footers); no paths out,
-    no runner, no timings."""
+    """What determines the output (recorded in the manifest, the shard footers and
+    settings.json); no paths out, no runner, no timings."""
     return {"inputs": inputs, "text_field": opts.text_field, "id_field": opts.id_field,
             "special_tokens": special_tokens(opts), "on_error": opts.on_error,
-            "num_shards": opts.num_shards, "append_eos": opts.append_eos, **extra}
+            "special_tokens_in_text": opts.special_tokens_in_text, "shard_size": opts.shard_size,
+            "append_eos": opts.append_eos, **extra}
 
 
-def _read(p, opts: TokfxOptions, inputs: list[str]):
-    return p | "ReadCorpus" >> ReadCorpus(
-        inputs, text_field=opts.text_field, id_field=opts.id_field,
-        special_tokens=special_tokens(opts), on_error=opts.on_error,
-        txt_range_bytes=opts.txt_range_bytes, progress=not opts.quiet)
-
-
-def _count(docs, opts: TokfxOptions):
+def _count(docs, opts: TokfxOptions, lines: bool = False):
+    if lines:
+        return docs | "CountLines" >> CountPretokens(opts.pattern, _counted_specials(opts), lines=True)
     return docs | "CountPretokens" >> CountPretokens(
-        opts.pattern, special_tokens(opts), opts.min_pretoken_count, opts.max_pretokens)
-
-
-def _write(docs_and_rejected, keyed, opts, tokenizer_file, config):
-    return keyed | "WriteShards" >> WriteShards(
-        opts.output, opts.num_shards, config, tokenizer_file,
-        docs_and_rejected["documents"], docs_and_rejected["rejected"], progress=not opts.quiet)
+        opts.pattern, _counted_specials(opts), opts.min_pretoken_count, opts.max_pretokens)
 
 
 def _eos(opts: TokfxOptions) -> str | None:
     return DEFAULT_SPECIAL if opts.append_eos else None
 
 
-# What each command writes into its output directory (tokfx encode keeps tokenizer/: it may be
-# the very tokenizer it encodes with).
-WRITES = {"run": (MANIFEST_JSON, TOKENIZER_DIR, SHARDS_DIR, REJECTED_DIR, EVAL_DIR),
-          "encode": (MANIFEST_JSON, SHARDS_DIR, REJECTED_DIR)}
-
-
-def _clear_previous_output(output_dir: str, command: str) -> None:
-    """Remove what an earlier run of `command` wrote here: its manifest first (it would claim
-    the output complete while this run writes it), then its folders, so no stale shard (from a
-    run with more shards), rejected/ or eval/ report survives beside the new output. Only
-    tokfx's own names are touched."""
-    for name in WRITES[command]:
-        path = FileSystems.join(output_dir, name)
-        if FileSystems.exists(path):
-            FileSystems.delete([path])
+def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict, tokenizer_file,
+                      tokenizer_dir: str | None) -> None:
+    """The second pass: every read task read again, encoded and written into its shards; then
+    the rejected records and the manifest."""
+    settings_json = json.dumps(config, sort_keys=True)
+    encoded = tasks | "EncodeTasks" >> EncodeTasks(tokenizer_file, EncodeSettings(
+        opts.output, _read_options(opts), opts.on_error, opts.shard_size, _eos(opts),
+        opts.special_tokens_in_text == "split",
+        hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
+        progress=not opts.quiet))
+    planned = p | "PlanRejected" >> beam.Create(plan.rejected)
+    rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
+    ({"shards": encoded.shards, "tasks": encoded[TASKS], "rejected": rejected}
+     | "WriteManifest" >> WriteManifest(opts.output, config, tokenizer_file, len(plan.tasks),
+                                        tokenizer_dir))
 
 
 def build_run(p, opts: TokfxOptions) -> None:
@@ -133,26 +156,26 @@ def build_run(p, opts: TokfxOptions) -> None:
                        min_pretoken_count=opts.min_pretoken_count,
                        max_pretokens=opts.max_pretokens, eval_fraction=opts.eval_fraction,
                        **({"training": params} if params else {}))
-    read = _read(p, opts, inputs)
-    training_docs, fraction = read["documents"], opts.eval_fraction
+    plan = _plan(opts, inputs)
+    tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
+    # The first pass: documents counted for training (the rejected records are the second
+    # pass's, which reads the same tasks).
+    documents = (tasks | "ReadForCounting" >> ReadTasks(_read_options(opts), opts.on_error))["documents"]
+    training_docs, fraction = documents, opts.eval_fraction
     if fraction:
-        training_docs = read["documents"] | "NotHeldOut" >> beam.Filter(
+        training_docs = documents | "NotHeldOut" >> beam.Filter(
             lambda doc: not is_held_out(doc.id, fraction))
-    lines = None
-    if trains_on_lines(opts.algorithm, params):
-        lines = training_docs | "CountLines" >> CountPretokens(opts.pattern, special_tokens(opts), lines=True)
+    lines = _count(training_docs, opts, lines=True) if trains_on_lines(opts.algorithm, params) else None
     tokenizer_file = (_count(training_docs, opts)
                       | "TrainVocab" >> TrainVocab(FileSystems.join(opts.output, TOKENIZER_DIR), keywords,
                                                    progress=not opts.quiet, lines=lines))
     if fraction:
-        # Held-out documents are still encoded into the shards below; only training skips them.
-        (read["documents"]
+        (documents
          | "HeldOut" >> beam.Filter(lambda doc: is_held_out(doc.id, fraction))
          | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
                                         TOKENIZER_DIR))
-    keyed = read["documents"] | "TokenizeDocs" >> TokenizeDocs(tokenizer_file, opts.num_shards,
-                                                              _eos(opts))
-    _write(read, keyed, opts, tokenizer_file, config)
+    _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR)
+    return config
 
 
 def build_encode(p, opts: TokfxOptions) -> None:
@@ -162,13 +185,15 @@ def build_encode(p, opts: TokfxOptions) -> None:
     if opts.append_eos and DEFAULT_SPECIAL not in tokenizer.special_tokens:
         raise ValueError(f"--append-eos: the tokenizer has no {DEFAULT_SPECIAL} token")
     inputs = _inputs(opts)
-    config = config_of(opts, inputs)
-    read = _read(p, opts, inputs)
+    # The tokenizer is named by its hash, not its path: the same tokenizer elsewhere is the same run.
+    file = TokenizerFile.of(tokenizer)
+    config = config_of(opts, inputs, tokenizer_hash=file.hash)
+    plan = _plan(opts, inputs)
     # The tokenizer's bytes travel in the graph, not its local path.
-    tokenizer_file = p | "Tokenizer" >> beam.Create([TokenizerFile.of(tokenizer)])
-    keyed = read["documents"] | "TokenizeDocs" >> TokenizeDocs(tokenizer_file, opts.num_shards,
-                                                              _eos(opts))
-    _write(read, keyed, opts, tokenizer_file, config)
+    tokenizer_file = p | "Tokenizer" >> beam.Create([file])
+    _encode_and_write(p, p | "ReadPlan" >> beam.Create(plan.tasks), plan, opts, config,
+                      tokenizer_file, None)
+    return config
 
 
 def _write_counts_file(counts: dict, destination: str, unit: str = "pretoken") -> int:
@@ -180,15 +205,17 @@ def _write_counts_file(counts: dict, destination: str, unit: str = "pretoken") -
 
 def build_count(p, opts: TokfxOptions) -> None:
     resolve_pattern(opts.pattern)
-    read = _read(p, opts, _inputs(opts))
+    plan = _plan(opts, _inputs(opts))
+    read = p | "ReadPlan" >> beam.Create(plan.tasks) | "ReadTasks" >> ReadTasks(_read_options(opts), opts.on_error)
     _count(read["documents"], opts) | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
     if opts.lines_output:
-        (read["documents"]
-         | "CountLines" >> CountPretokens(opts.pattern, special_tokens(opts), lines=True)
-         | "WriteLines" >> beam.Map(_write_counts_file, opts.lines_output, "line"))
-    (read["rejected"]
+        _count(read["documents"], opts, lines=True) | "WriteLines" >> beam.Map(
+            _write_counts_file, opts.lines_output, "line")
+    ((p | "PlanRejected" >> beam.Create(plan.rejected), read["rejected"])
+     | "Rejected" >> beam.Flatten()
      | "AllRejected" >> beam.combiners.ToList()
      | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output), write_bytes))
+    return None
 
 
 def _counters(result) -> dict[str, int]:
@@ -209,7 +236,9 @@ def summary(counters: dict[str, int], seconds: float, written: str) -> str:
              f" rejected {counters.get('documents_rejected', 0):,} documents"
              f" and {counters.get('files_rejected', 0):,} files",
              f"{counters.get('pretokens', 0):,} pre-tokens counted;"
-             f" {counters.get('documents_written', 0):,} documents written,"
+             f" {counters.get('documents_written', 0):,} documents written"
+             + (f" (and {counters['shards_kept']:,} shards kept from an earlier run)"
+                if counters.get("shards_kept") else "") + ","
              f" {counters.get('tokens', 0):,} tokens",
              f"wrote {written}",
              f"{seconds:.1f} s in all; processing time summed over workers: {stages or '-'}"]
@@ -230,38 +259,64 @@ def _show_progress() -> None:
     logger.propagate = False  # Beam gives the root logger a handler of its own
 
 
+def _peak_memory() -> str:
+    """Peak resident memory of this process and of its largest child (the local runner's
+    workers), as the kernel counts them."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return f"peak memory {own:,.0f} MB" + (f", largest worker process {children:,.0f} MB" if children else "")
+
+
+def _written(command: str, opts: TokfxOptions, counters: dict[str, int]) -> str:
+    if command == "count":
+        written = f"pre-token counts to {opts.output}"
+        if counters.get("documents_rejected", 0) or counters.get("files_rejected", 0):
+            written += f", rejected records to {rejected_beside(opts.output)}"
+        return written
+    written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ (Parquet, .bin/.idx),"
+               f" {FileSystems.join(opts.output, MANIFEST_JSON)}")
+    if command == "run":
+        written = f"{FileSystems.join(opts.output, TOKENIZER_DIR)}/, " + written
+        if opts.eval_fraction:
+            written += f", eval report on held-out documents in {FileSystems.join(opts.output, EVAL_DIR)}/"
+    return written
+
+
 def run(command: str, argv: list[str]):
     """Build and run the pipeline of `command`; print progress and the summary; return the
     counters."""
     options, opts = _options(argv)
+    opts.output = _absolute(opts.output)
+    if opts.lines_output:
+        opts.lines_output = _absolute(opts.lines_output)
     if not opts.quiet:
         _show_progress()
     start = time.perf_counter()
     if opts.lines_output and command != "count":
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
-    p = beam.Pipeline(options=options)
-    try:
-        BUILDERS[command](p, opts)  # checks the settings: a refused run deletes nothing
-    except BaseException:
-        # Beam removes the pipeline's local temp folder in run() only.
-        shutil.rmtree(p.local_tempdir, ignore_errors=True)
-        raise
-    if command in WRITES:
-        _clear_previous_output(opts.output, command)
-    result = p.run()
-    result.wait_until_finish()
+    output = OutputDir(opts.output, command) if command in OURS else None
+    with output.lock() if output else nullcontext():
+        local = options.view_as(StandardOptions).runner == DEFAULT_RUNNER
+        p = beam.Pipeline(runner=local_runner(options) if local else None, options=options)
+        try:
+            # Checks the settings and plans the reads: a refused run deletes nothing.
+            config = BUILDERS[command](p, opts)
+            if output:
+                output.prepare(config, opts.overwrite)
+        except BaseException:
+            # Beam removes the pipeline's local temp folder in run() only.
+            shutil.rmtree(p.local_tempdir, ignore_errors=True)
+            raise
+        try:
+            result = p.run()
+            result.wait_until_finish()
+        except BaseException:
+            if output and not opts.quiet:
+                print(f"tokfx: the output in {opts.output} is incomplete (no {MANIFEST_JSON});"
+                      " the same command again resumes it", file=sys.stderr)
+            raise
     counters = _counters(result)
-    if command == "count":
-        written = f"pre-token counts to {opts.output}"
-        if counters.get("documents_rejected", 0) or counters.get("files_rejected", 0):
-            written += f", rejected records to {rejected_beside(opts.output)}"
-    else:
-        written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ (Parquet, .bin/.idx),"
-                   f" {FileSystems.join(opts.output, MANIFEST_JSON)}")
-        if command == "run":
-            written = f"{FileSystems.join(opts.output, TOKENIZER_DIR)}/, " + written
-            if opts.eval_fraction:
-                written += f", eval report on held-out documents in {FileSystems.join(opts.output, EVAL_DIR)}/"
     if not opts.quiet:
-        print(summary(counters, time.perf_counter() - start, written), file=sys.stderr)
+        print(summary(counters, time.perf_counter() - start, _written(command, opts, counters))
+              + "; " + _peak_memory(), file=sys.stderr)
     return counters

@@ -1,39 +1,27 @@
-"""ReadCorpus: file patterns in; documents and rejected records out.
+"""Reading read tasks (beam_jobs.plan) on the workers: `TaskReader` reads one task's documents
+and rejections with its progress; `ReadTasks` is the counting pass's read, ReadTasks -> documents
+and rejected records.
 
-Files are matched through Beam's FileSystems and read by their format's reader
-(tokfx.formats.readers, chosen by suffix). A file its reader can cut into byte ranges (a .txt,
-at its special tokens) is one read task per range of about `txt_range_bytes`, so several workers
-read it; any other file is one read task (a compressed stream cannot be split). Bad input goes
-through the one error policy (tokfx.formats.readers.policy): fail raises, skip counts the
-Rejection and sends it to the `rejected` output.
+Bad input goes through the one error policy (tokfx.formats.readers.policy): fail raises, skip
+counts the Rejection and sends it to the `rejected` output.
 """
 from __future__ import annotations
 
-import logging
 import time
-from typing import NamedTuple
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from tokfx.formats.documents import Document, Rejection, utf8_length
+from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers import ReadOptions, reader_for
-from tokfx.formats.readers.reader import ByteRange
 from tokfx.formats.readers.policy import ErrorPolicy
 from beam_jobs.files import open_raw
+from beam_jobs.plan import ReadTask
 
 REJECTED = "rejected"
-log = logging.getLogger(__name__)
 
 
-class ReadTask(NamedTuple):
-    """What one worker reads: a file, and the byte range of it (None: all of it)."""
-    path: str
-    byte_range: ByteRange | None
-
-
-class _Policy:
+class Policy:
     """The error policy in a Beam step: a skipped rejection is counted and tagged `rejected`."""
 
     def __init__(self, on_error: str):
@@ -47,51 +35,41 @@ class _Policy:
         return beam.pvalue.TaggedOutput(REJECTED, rejection)
 
 
-class _PlanReads(beam.DoFn):
-    """A file pattern -> ReadTasks."""
+class TaskReader:
+    """The items (Documents and Rejections) of one read task, in file order, and how far into
+    the task reading is (`done()`, a fraction of its stored bytes)."""
 
-    def __init__(self, on_error: str, special_tokens: tuple[str, ...], txt_range_bytes: int):
-        self.on_error, self.txt_range_bytes = on_error, txt_range_bytes
-        self.options = ReadOptions(separators=special_tokens)
+    def __init__(self, task: ReadTask, options: ReadOptions):
+        self.task, self.options = task, options
+        self.start, self.end = task.part if task.part and task.part != (0, 0) else (0, task.size)
+        self._raw = None
 
-    def setup(self):
-        self.policy = _Policy(self.on_error)
+    def __iter__(self):
+        with open_raw(self.task.path) as self._raw:
+            yield from reader_for(self.task.path).read(self._raw, self.task.path, self.options,
+                                                       self.task.part)
 
-    def process(self, pattern: str):
-        matched = sorted(m.path for result in FileSystems.match([pattern]) for m in result.metadata_list)
-        if not matched:
-            yield self.policy.reject(Rejection(pattern, None, "the pattern matches no file",
-                                               whole_file=True))
-        for path in matched:
-            reader = reader_for(path)
-            if reader.ranges is None:
-                yield ReadTask(path, None)
-                continue
-            with open_raw(path) as f:
-                parts = max(1, -(-f.seek(0, 2) // self.txt_range_bytes))
-                ranges = reader.ranges(f, parts, self.options)
-            yield from (ReadTask(path, byte_range) for byte_range in ranges)
+    def done(self) -> float:
+        """Share of the task read so far (by the position in the stored file: a .txt part or a
+        Parquet row group is read at once, so it moves in steps there)."""
+        if self._raw is None or self._raw.closed or self.end <= self.start:
+            return 1.0 if self._raw is not None else 0.0
+        return min(1.0, max(0.0, (self._raw.tell() - self.start) / (self.end - self.start)))
 
 
 class _Read(beam.DoFn):
     """A ReadTask -> Documents (main output) and Rejections."""
 
-    def __init__(self, on_error: str, options: ReadOptions, progress: bool):
-        self.on_error, self.options, self.progress = on_error, options, progress
-        self.documents = Metrics.counter("tokfx", "documents_read")
-        self.bytes = Metrics.counter("tokfx", "bytes_read")
+    def __init__(self, on_error: str, options: ReadOptions):
+        self.on_error, self.options = on_error, options
+        self.documents = Metrics.counter("tokfx", "documents_counted")
         self.usec = Metrics.counter("tokfx", "usec_read")
 
     def setup(self):
-        self.policy = _Policy(self.on_error)
-
-    def _items(self, task: ReadTask):
-        with open_raw(task.path) as f:
-            yield from reader_for(task.path).read(f, task.path, self.options, task.byte_range)
+        self.policy = Policy(self.on_error)
 
     def process(self, task: ReadTask):
-        items, busy = self._items(task), 0.0
-        documents = size = rejected = 0
+        items, busy, documents = iter(TaskReader(task, self.options)), 0.0, 0
         while True:
             # Time only the reading: downstream steps run inside our yields.
             start = time.perf_counter()
@@ -101,44 +79,25 @@ class _Read(beam.DoFn):
                 break
             if isinstance(item, Document):
                 documents += 1
-                size += utf8_length(item.text)
                 yield item
             else:
-                rejected += 1
                 yield self.policy.reject(item)
         self.documents.inc(documents)
-        self.bytes.inc(size)
         self.usec.inc(int(busy * 1e6))
-        where = f" bytes {task.byte_range[0]:,}-{task.byte_range[1]:,}" if task.byte_range else ""
-        if self.progress:
-            log.info("read %s%s: %s documents, %s bytes, %s rejected", task.path, where,
-                     f"{documents:,}", f"{size:,}", f"{rejected:,}")
 
 
-class ReadCorpus(beam.PTransform):
-    """File patterns -> {"documents": Documents, "rejected": Rejections} (tokfx.formats.documents).
+class ReadTasks(beam.PTransform):
+    """ReadTasks -> {"documents": Documents, "rejected": Rejections} (tokfx.formats.documents)."""
 
-    With `progress`, each read task logs what it read."""
-
-    def __init__(self, patterns, *, text_field="text", id_field=None, special_tokens=(),
-                 on_error="fail", txt_range_bytes=32 << 20, progress=False):
+    def __init__(self, options: ReadOptions, on_error: str = "fail"):
         super().__init__()
         ErrorPolicy(on_error)  # refuse an unknown policy here, not in every worker
-        self.patterns = list(patterns)
-        options = ReadOptions(text_field, id_field, tuple(special_tokens))
-        self.read_args = (on_error, options, progress)
-        self.plan_args = (on_error, tuple(special_tokens), txt_range_bytes)
+        self.options, self.on_error = options, on_error
 
-    def expand(self, pbegin):
-        planned = (pbegin
-                   | "Patterns" >> beam.Create(self.patterns)
-                   | "Plan" >> beam.ParDo(_PlanReads(*self.plan_args)).with_outputs(
-                       REJECTED, main="tasks"))
+    def expand(self, tasks):
         # Reshuffle spreads the tasks over workers (else they stay fused in one bundle).
-        read = (planned.tasks
+        read = (tasks
                 | "Spread" >> beam.Reshuffle()
-                | "Read" >> beam.ParDo(_Read(*self.read_args)).with_outputs(
+                | "Read" >> beam.ParDo(_Read(self.on_error, self.options)).with_outputs(
                     REJECTED, main="documents"))
-        rejected = ((planned[REJECTED], read[REJECTED])
-                    | "AllRejected" >> beam.Flatten())
-        return {"documents": read.documents, "rejected": rejected}
+        return {"documents": read.documents, "rejected": read[REJECTED]}

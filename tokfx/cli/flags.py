@@ -31,6 +31,23 @@ def sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected sizes like 60000,50000,40000, got {text!r}") from None
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def byte_size(text: str) -> int:
+    """'1G' -> 1073741824: bytes, with an optional binary unit K, M, G or T (KiB, MiB...)."""
+    number, unit = text.rstrip("iBb").upper(), ""
+    if number and number[-1] in _UNITS:
+        number, unit = number[:-1], number[-1]
+    try:
+        value = int(float(number) * _UNITS[unit])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size like 1G, 256M or 1000000, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive size, got {text!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Flag:
     names: tuple[str, ...]  # ("--vocab-size",), ("-q", "--quiet"), or a positional ("files",)
@@ -77,8 +94,9 @@ _FLAGS = [
     Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
          " as rejected and go on (into OUTPUT/rejected/rejected.jsonl, or OUTPUT.rejected.jsonl beside"
          " the output of count, train and eval)", default="fail", choices=ON_ERROR),
-    Flag(("--txt-range-bytes",), "a .txt file is read in ranges of about this size, in parallel",
-         type=int, default=32 << 20),
+    Flag(("--task-bytes",), "tokfx run, count, encode --output-dir: a .txt file is read in parts of"
+         " about this many bytes, in parallel (cut at special tokens), and so is a Parquet file (by"
+         " row groups); other files are one read task each", type=byte_size, default="32M"),
     Flag(("--processes",), "processes counting a .txt file (default: one per core)", type=int),
     Flag(("--counts",), "train from this pre-token counts file (from tokfx count) instead of corpus files"),
     Flag(("--lines",), "with --counts: the line counts file (tokfx count --lines-output) that sage's"
@@ -119,7 +137,15 @@ _FLAGS = [
     Flag(("--lines-output",), "tokfx count: also write the corpus's line counts to this Parquet file"
          " (for SaGe's line context: tokfx train --counts FILE --lines THIS)"),
     Flag(("--tokenizer",), "tokenizer directory (tokfx encode --output-dir)"),
-    Flag(("--num-shards",), "output shards", type=int, default=4),
+    Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin) before the"
+         " next one starts; each read task writes its own shards", type=byte_size, default="1G"),
+    Flag(("--overwrite",), "replace the output of an earlier run with other settings in --output"
+         " (without it, such a run is refused; a run with the same settings resumes)",
+         action="store_true"),
+    Flag(("--special-tokens-in-text",), "special-token text inside a JSON or Parquet document: plain"
+         " text (a document cannot inject a control id), or split: encoded as the special token's"
+         " id (a .txt file is cut into documents at them either way)", default="text",
+         choices=("text", "split")),
     Flag(("--append-eos",), f"append the {DEFAULT_SPECIAL} id after every document", action="store_true"),
     Flag(("--eval-fraction",), "tokfx run: hold out about this share of documents (by a hash of their"
          " id) from training, and write the trained tokenizer's eval report on them into"
@@ -159,8 +185,8 @@ COMMAND_FLAGS = {
              "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
-                 *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "num_shards",
-                 "append_eos", "txt_range_bytes", "on_error", "quiet"),
+                 *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
+                 "overwrite", "special_tokens_in_text", "append_eos", "task_bytes", "on_error", "quiet"),
 }
 
 

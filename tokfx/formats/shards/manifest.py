@@ -1,7 +1,8 @@
 """manifest.json: written last into an output directory, its presence marks a complete output.
 
-It records the config, the tokenizer hash, every shard's files with sha256, and totals that
-add up: documents read = documents written + documents rejected. No timings, so two runs over
+It records the config, the tokenizer hash (and the tokenizer's files with sha256 when the run
+trained it), every shard's files with sha256, and totals that add up: documents read =
+documents written + documents rejected. No timings, so two runs over
 the same input give the same bytes.
 """
 from __future__ import annotations
@@ -25,8 +26,11 @@ def _validator():
 
 
 def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
-                   shards: Sequence[Mapping], totals: Mapping[str, int]) -> dict:
-    """`alphabet`: the tokenizer's (tokfx.json's "alphabet"), which the shards' ids are over."""
+                   shards: Sequence[Mapping], totals: Mapping[str, int],
+                   tokenizer_files: Mapping[str, str] | None = None) -> dict:
+    """`alphabet`: the tokenizer's (tokfx.json's "alphabet"), which the shards' ids are over;
+    `shards` in their order; `tokenizer_files`: path in the output -> sha256, when the output
+    holds the tokenizer."""
     written = sum(s["documents"] for s in shards)
     if totals["documents_read"] != written + totals["documents_rejected"]:
         raise ValueError(f"documents do not add up: read {totals['documents_read']},"
@@ -34,8 +38,10 @@ def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
     manifest = {"format": "tokfx-shards", "tokfx_version": __version__,
                 "tokenizer_hash": tokenizer_hash, "alphabet": dict(alphabet),
                 "config": dict(config),
-                "shards": sorted((dict(s) for s in shards), key=lambda s: s["index"]),
+                "shards": [dict(s) for s in shards],
                 "totals": {**totals, "documents_written": written}}
+    if tokenizer_files:
+        manifest["tokenizer_files"] = dict(tokenizer_files)
     validate_manifest(manifest)
     return manifest
 

@@ -6,19 +6,21 @@ document indices. One sequence per document.
 """
 from __future__ import annotations
 
-import os
 import struct
-import sys
 from array import array
 from collections.abc import Sequence
+
+import numpy as np
+
+from tokfx.formats.shards.files import Opener
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1
 # megatron-core's DType codes.
 DTYPE_CODES = {"H": 8, "i": 4}  # uint16, int32
+_LITTLE_ENDIAN = {"H": np.dtype("<u2"), "i": np.dtype("<i4")}
 # megatron's preprocess switches to int32 at this vocabulary size.
 UINT16_VOCAB_LIMIT = 65500
-_SWAP = sys.byteorder != "little"
 
 
 def dtype_for_vocab(vocab_size: int) -> str:
@@ -27,37 +29,37 @@ def dtype_for_vocab(vocab_size: int) -> str:
 
 
 class MegatronWriter:
-    """Writes `prefix.bin` as documents arrive and `prefix.idx` on close."""
+    """Writes `name.bin` as documents arrive and `name.idx` on close, each through `open_file`
+    (tokfx.formats.shards.files): the lengths are all it keeps, 4 bytes a document."""
 
-    def __init__(self, prefix: str | os.PathLike, vocab_size: int):
-        self.prefix = str(prefix)
+    def __init__(self, open_file: Opener, name: str, vocab_size: int):
+        self.open_file, self.name = open_file, name
         self.typecode = dtype_for_vocab(vocab_size)
-        self._bin = open(self.prefix + ".bin", "wb")
+        self._bin = open_file(f"{name}.bin")
         self._lengths = array("i")
 
     def add(self, ids: Sequence[int]) -> None:
-        data = ids if isinstance(ids, array) and ids.typecode == self.typecode else array(self.typecode, ids)
-        if _SWAP:
-            data = array(self.typecode, data)  # a copy: byteswap() works in place
-            data.byteswap()
-        self._bin.write(data.tobytes())
+        """One document's ids (an array('i') is converted without a Python loop)."""
+        if isinstance(ids, array) and ids.typecode == "i":
+            data = np.frombuffer(ids, dtype=np.int32)
+        else:
+            data = np.asarray(ids, dtype=np.int64)
+        self._bin.write(data.astype(_LITTLE_ENDIAN[self.typecode]).tobytes())
         self._lengths.append(len(data))
 
     def close(self) -> None:
         self._bin.close()
-        itemsize = array(self.typecode).itemsize
-        n = len(self._lengths)
-        pointers = array("q", [0] * n)
-        for i in range(1, n):
-            pointers[i] = pointers[i - 1] + self._lengths[i - 1] * itemsize
-        doc_indices = array("q", range(n + 1))
-        with open(self.prefix + ".idx", "wb") as idx:
+        lengths = np.frombuffer(self._lengths, dtype=np.int32) if self._lengths else np.zeros(0, np.int32)
+        n = len(lengths)
+        itemsize = _LITTLE_ENDIAN[self.typecode].itemsize
+        pointers = np.zeros(n, dtype="<i8")
+        np.cumsum(lengths[:-1] * itemsize, dtype="<i8", out=pointers[1:])
+        with self.open_file(f"{self.name}.idx") as idx:
             idx.write(MAGIC)
             idx.write(struct.pack("<QBQQ", VERSION, DTYPE_CODES[self.typecode], n, n + 1))
-            for part in (self._lengths, pointers, doc_indices):
-                if _SWAP:
-                    part.byteswap()
-                idx.write(part.tobytes())
+            idx.write(lengths.astype("<i4").tobytes())
+            idx.write(pointers.tobytes())
+            idx.write(np.arange(n + 1, dtype="<i8").tobytes())
 
     def __enter__(self) -> "MegatronWriter":
         return self

@@ -1,14 +1,14 @@
 """A shard's Parquet file: `id`, `input_ids: list<int32>`, `num_tokens`, `source` (the schema
-of schemas/shard.arrow.json), zstd, with footer metadata."""
+of schemas/shard.arrow.json), zstd, with footer metadata, written one row group at a time."""
 from __future__ import annotations
 
 import json
-import os
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from itertools import accumulate
+from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -24,26 +24,53 @@ def shard_schema() -> pa.Schema:
                       for f in doc["fields"]])
 
 
-def write_parquet(path: str | os.PathLike, docs: Sequence[tuple[str, Sequence[int], str]],
-                  lengths: array, metadata: Mapping[str, str]) -> None:
-    """(id, ids, source) docs in their order; `lengths` their token counts (array('i'))."""
-    table = pa.table({"id": [d[0] for d in docs], "input_ids": _int32_lists(docs, lengths),
-                      "num_tokens": _int32_array(lengths), "source": [d[2] for d in docs]},
-                     schema=shard_schema().with_metadata(dict(metadata)))
-    pq.write_table(table, path, compression="zstd")
-
-
 def _int32_array(values: array) -> pa.Array:
     """An Arrow int32 array over an array('i')'s memory (both native byte order)."""
     return pa.Array.from_buffers(pa.int32(), len(values), [None, pa.py_buffer(values)])
 
 
-def _int32_lists(docs: Sequence[tuple[str, Sequence[int], str]], lengths: array) -> pa.Array:
-    """The documents' ids as one Arrow list<int32> column, built from flat buffers: Arrow's
-    conversion from Python lists costs tens of nanoseconds per id."""
-    flat = array("i")
-    for _, ids, _ in docs:
-        flat.extend(ids if isinstance(ids, array) and ids.typecode == "i" else array("i", ids))
-    offsets = array("i", [0])
-    offsets.extend(accumulate(lengths))
-    return pa.ListArray.from_arrays(_int32_array(offsets), _int32_array(flat))
+class ParquetShardWriter:
+    """Documents in, row groups out: a row group is written once its documents hold
+    `row_group_bytes` of token ids, so memory holds one row group whatever the shard's size.
+
+    The ids go into Arrow from one flat array('i') per row group: Arrow's conversion from
+    Python lists costs tens of nanoseconds per id."""
+
+    def __init__(self, file: BinaryIO, metadata: Mapping[str, str], row_group_bytes: int):
+        self.file, self.row_group_bytes = file, row_group_bytes
+        self._writer = pq.ParquetWriter(file, shard_schema().with_metadata(dict(metadata)),
+                                        compression="zstd")
+        self._start_group()
+
+    def _start_group(self) -> None:
+        self._doc_ids: list[str] = []
+        self._sources: list[str] = []
+        self._lengths = array("i")
+        self._flat = array("i")
+
+    def add(self, doc_id: str, ids: array, source: str) -> None:
+        """One document; `ids` an array('i')."""
+        self._doc_ids.append(doc_id)
+        self._sources.append(source)
+        self._lengths.append(len(ids))
+        self._flat.extend(ids)
+        if len(self._flat) * self._flat.itemsize >= self.row_group_bytes:
+            self._write_group()
+
+    def _write_group(self) -> None:
+        if not self._doc_ids:
+            return
+        offsets = array("i", [0])
+        offsets.extend(accumulate(self._lengths))
+        table = pa.table({"id": self._doc_ids,
+                          "input_ids": pa.ListArray.from_arrays(_int32_array(offsets),
+                                                                _int32_array(self._flat)),
+                          "num_tokens": _int32_array(self._lengths), "source": self._sources},
+                         schema=self._writer.schema)
+        self._writer.write_table(table)
+        self._start_group()
+
+    def close(self) -> None:
+        self._write_group()
+        self._writer.close()
+        self.file.close()

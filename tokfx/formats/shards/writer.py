@@ -1,44 +1,78 @@
-"""One tokenized output shard: a Parquet file (tokfx.formats.shards.parquet) plus Megatron
-`.bin`/`.idx` (tokfx.formats.shards.megatron) holding the same documents in the same order
-(ordered by id, so the files do not depend on the order documents arrived in).
+"""One tokenized output shard, written as its documents arrive: a Parquet file
+(tokfx.formats.shards.parquet) plus Megatron `.bin`/`.idx` (tokfx.formats.shards.megatron)
+holding the same documents in the order they were added.
+
+Memory holds one Parquet row group and 4 bytes a document for the `.idx`, whatever the size of
+the shard. Each file's sha256 is taken as it is written.
 """
 from __future__ import annotations
 
-import hashlib
-import os
 from array import array
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from tokfx.formats.shards.megatron import MegatronWriter
-from tokfx.formats.shards.parquet import write_parquet
+from tokfx.formats.shards.files import HashingFile, Opener
+from tokfx.formats.shards.megatron import MegatronWriter, dtype_for_vocab
+from tokfx.formats.shards.parquet import ParquetShardWriter
 
-
-def file_sha256(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+# Token ids buffered per Parquet row group: large enough for fast reads, small enough that a
+# worker's memory does not notice.
+ROW_GROUP_BYTES = 32 << 20
 
 
-def write_shard(directory: str | os.PathLike, name: str,
-                docs: Sequence[tuple[str, Sequence[int], str]], vocab_size: int,
-                metadata: Mapping[str, str]) -> dict:
-    """Write `name.parquet`, `name.bin`, `name.idx` for (id, ids, source) docs, sorted by id
-    (ids: a list of ints, or an array('i')).
+@dataclass
+class ShardInfo:
+    """A finished shard: its files' sha256 and sizes (by file name) and what it holds."""
+    files: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    documents: int = 0
+    empty_documents: int = 0
+    tokens: int = 0
+    bytes: int = 0  # the documents' text, in UTF-8 bytes
 
-    Returns the shard's entry for the manifest (file sha256s, documents, tokens).
-    """
-    directory = Path(directory)
-    docs = sorted(docs, key=lambda d: (d[0], d[2]))
-    lengths = array("i", [len(ids) for _, ids, _ in docs])
-    write_parquet(directory / f"{name}.parquet", docs, lengths, metadata)
-    with MegatronWriter(directory / name, vocab_size) as megatron:
-        for _, ids, _ in docs:
-            megatron.add(ids)
-    files = [f"{name}.parquet", f"{name}.bin", f"{name}.idx"]
-    return {"files": {f: file_sha256(directory / f) for f in files},
-            "documents": len(docs),
-            "empty_documents": lengths.count(0),
-            "tokens": sum(lengths)}
+
+class ShardWriter:
+    """`name.parquet`, `name.bin`, `name.idx` through `open_file`. `add` documents, then
+    `close()` for the ShardInfo. `token_bytes` is the size of the `.bin` so far (what a shard
+    size limit counts)."""
+
+    def __init__(self, open_file: Opener, name: str, vocab_size: int, metadata: Mapping[str, str],
+                 row_group_bytes: int = ROW_GROUP_BYTES):
+        self.name = name
+        self.info = ShardInfo()
+        self._files: dict[str, HashingFile] = {}
+        self._itemsize = array(dtype_for_vocab(vocab_size)).itemsize
+        self._parquet = ParquetShardWriter(self._open(open_file, f"{name}.parquet"), metadata,
+                                           row_group_bytes)
+        self._megatron = MegatronWriter(lambda file: self._open(open_file, file), name, vocab_size)
+
+    def _open(self, open_file: Opener, name: str) -> HashingFile:
+        self._files[name] = HashingFile(open_file(name))
+        return self._files[name]
+
+    @property
+    def token_bytes(self) -> int:
+        return self.info.tokens * self._itemsize
+
+    def add(self, doc_id: str, ids: array, source: str, text_bytes: int) -> None:
+        """One document: its id, its token ids (array('i')), where it came from, and the size of
+        its text in UTF-8 bytes."""
+        self._parquet.add(doc_id, ids, source)
+        self._megatron.add(ids)
+        self.info.documents += 1
+        self.info.empty_documents += not ids
+        self.info.tokens += len(ids)
+        self.info.bytes += text_bytes
+
+    def close(self) -> ShardInfo:
+        self._parquet.close()
+        self._megatron.close()
+        for name in sorted(self._files):
+            self.info.files[name] = self._files[name].digest.hexdigest()
+            self.info.sizes[name] = self._files[name].size
+        return self.info
+
+    def abort(self) -> None:
+        """Close every file without finishing them (the caller removes them)."""
+        for file in self._files.values():
+            file.close()

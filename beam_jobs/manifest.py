@@ -1,0 +1,80 @@
+"""WriteManifest: the receipts of every task and shard, and the rejected records ->
+rejected/rejected.jsonl, then manifest.json, last.
+
+The manifest is built from the receipts, so a resumed run writes the same one as a run never
+interrupted. It covers the tokenizer's files too when the run wrote them. Before writing, it
+checks that every task of the plan reported and that the documents add up: every document
+read is in a shard.
+"""
+from __future__ import annotations
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from tokfx.formats.rejected import write_rejected
+from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
+from beam_jobs.files import sha256, write_bytes
+from beam_jobs.receipts import ShardReceipt, TaskReceipt
+
+REJECTED_DIR = "rejected"
+REJECTED_FILE = f"{REJECTED_DIR}/rejected.jsonl"
+
+
+def _tokenizer_files(output_dir: str, tokenizer_dir: str | None, tokenizer_file) -> dict[str, str]:
+    """The sha256 of each file of OUTPUT/tokenizer_dir/ (none: the tokenizer is not ours)."""
+    if tokenizer_dir is None:
+        return {}
+    matched = FileSystems.match([FileSystems.join(output_dir, tokenizer_dir, "*")])[0].metadata_list
+    return {f"{tokenizer_dir}/{FileSystems.split(m.path)[1]}": sha256(m.path)
+            for m in sorted(matched, key=lambda m: m.path)}
+
+
+def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokenizer_file,
+                    rejected: dict, output_dir: str, config: dict, task_count: int,
+                    tokenizer_dir: str | None) -> str:
+    if len(tasks) != task_count or len({t.task for t in tasks}) != task_count:
+        raise RuntimeError(f"{len(tasks)} of the {task_count} read tasks reported: not writing the manifest")
+    shards = sorted(shards, key=lambda s: (s.task, s.part))
+    per_task = {}
+    for shard in shards:
+        per_task[shard.task] = per_task.get(shard.task, 0) + 1
+    missing = [t.task for t in tasks if per_task.get(t.task, 0) != t.shards]
+    if missing:
+        raise RuntimeError(f"read tasks {missing[:5]} are missing shards: not writing the manifest")
+    read = sum(t.documents for t in tasks)
+    totals = {"documents_read": read + rejected["documents_rejected"], **rejected,
+              "documents_empty": sum(s.empty_documents for s in shards),
+              "bytes": sum(s.bytes for s in shards),
+              "tokens": sum(s.tokens for s in shards)}
+    manifest = build_manifest(config, tokenizer_file.hash, tokenizer_file.alphabet(),
+                              [s.manifest_entry() for s in shards], totals,
+                              _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file))
+    path = FileSystems.join(output_dir, MANIFEST_JSON)
+    write_bytes(path, manifest_json_bytes(manifest))
+    return path
+
+
+class WriteManifest(beam.PTransform):
+    """{"shards": ShardReceipts, "tasks": TaskReceipts, "rejected": Rejections} -> the manifest's
+    path, once written. `tokenizer_file`: the PCollection of the one TokenizerFile;
+    `tokenizer_dir`: the output's folder holding it, when the run trained it."""
+
+    def __init__(self, output_dir: str, config: dict, tokenizer_file, task_count: int,
+                 tokenizer_dir: str | None = None):
+        super().__init__()
+        self.output_dir, self.config, self.tokenizer_file = output_dir, config, tokenizer_file
+        self.task_count, self.tokenizer_dir = task_count, tokenizer_dir
+
+    def expand(self, outputs):
+        rejected = (outputs["rejected"]
+                    | "AllRejected" >> beam.combiners.ToList()
+                    | "WriteRejected" >> beam.Map(write_rejected,
+                                                  FileSystems.join(self.output_dir, REJECTED_FILE),
+                                                  write_bytes))
+        tasks = outputs["tasks"] | "AllTasks" >> beam.combiners.ToList()
+        return (outputs["shards"]
+                | "AllShards" >> beam.combiners.ToList()
+                | "WriteManifest" >> beam.Map(
+                    _write_manifest, beam.pvalue.AsSingleton(tasks),
+                    beam.pvalue.AsSingleton(self.tokenizer_file), beam.pvalue.AsSingleton(rejected),
+                    self.output_dir, self.config, self.task_count, self.tokenizer_dir))
