@@ -14,7 +14,7 @@ from apache_beam.io.filesystems import FileSystems
 from tokfx.formats.rejected import write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
 from beam_jobs.files import sha256, write_bytes
-from beam_jobs.receipts import ShardReceipt, TaskReceipt
+from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR, ShardReceipt, TaskReceipt
 
 REJECTED_DIR = "rejected"
 REJECTED_FILE = f"{REJECTED_DIR}/rejected.jsonl"
@@ -49,9 +49,24 @@ def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokeni
     manifest = build_manifest(config, tokenizer_file.hash, tokenizer_file.alphabet(),
                               [s.manifest_entry() for s in shards], totals,
                               _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file))
+    _remove_strays(output_dir, shards, tasks)
     path = FileSystems.join(output_dir, MANIFEST_JSON)
     write_bytes(path, manifest_json_bytes(manifest))
     return path
+
+
+def _remove_strays(output_dir: str, shards: list[ShardReceipt], tasks: list[TaskReceipt]) -> None:
+    """Remove what no receipt of this run names from shards/ and receipts/ (an earlier run's,
+    over input files that have changed since), so the folders hold the manifest's shards only."""
+    wanted = {FileSystems.join(output_dir, f) for s in shards for f in s.files}
+    wanted |= {FileSystems.join(output_dir, RECEIPTS_DIR, f"{s.name}.json") for s in shards}
+    wanted |= {FileSystems.join(output_dir, RECEIPTS_DIR, f"task-{t.task:05d}.json") for t in tasks}
+    found = [m.path for folder in (SHARDS_DIR, RECEIPTS_DIR)
+             for result in FileSystems.match([FileSystems.join(output_dir, folder, "*")])
+             for m in result.metadata_list]
+    strays = [path for path in found if path not in wanted]
+    if strays:
+        FileSystems.delete(strays)
 
 
 class WriteManifest(beam.PTransform):

@@ -8,7 +8,8 @@ is refused unless `--overwrite`, which clears what the earlier run wrote (and so
 with the same settings too). Nothing is
 removed before the run has checked its settings and planned its reads, so a refused or
 mistyped run never costs a previous output. The manifest, which marks the output complete, is
-removed before a run writes anything and written again last.
+removed before a run writes anything and written again last (with the rejected records and the
+eval report, which a resumed run writes again too).
 
 The lock (`.tokfx.lock`: pid, host, start time) is taken by an exclusive create on a local
 disk; on an object store (gs://, s3://), which has no exclusive create, it is checked, then
@@ -61,7 +62,7 @@ class OutputDir:
 
     def prepare(self, config: dict, overwrite: bool) -> None:
         """Check that this run may write here (see the module's doc), then clear what it must:
-        everything of an earlier run with --overwrite, else the manifest only."""
+        everything of an earlier run with --overwrite, else what is written last."""
         settings = {"command": self.command, "config": config}
         present = self._present()
         previous = _read_json(self.join(SETTINGS_JSON)) if SETTINGS_JSON in present else None
@@ -75,7 +76,9 @@ class OutputDir:
                 if changed:
                     why += f" (changed: {', '.join(changed)})"
             raise ValueError(f"{self.path} {why}: pass --overwrite to replace it, or choose another --output")
-        clear = OURS[self.command] if overwrite or previous != settings else (MANIFEST_JSON,)
+        # A resumed run keeps its shards and receipts; what it writes last is written again.
+        clear = OURS[self.command] if overwrite or previous != settings else (
+            MANIFEST_JSON, REJECTED_DIR, EVAL_DIR)
         for name in clear:
             if FileSystems.exists(self.join(name)):
                 FileSystems.delete([self.join(name)])

@@ -160,7 +160,8 @@ def build_run(p, opts: TokfxOptions) -> None:
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
     # The first pass: documents counted for training (the rejected records are the second
     # pass's, which reads the same tasks).
-    documents = (tasks | "ReadForCounting" >> ReadTasks(_read_options(opts), opts.on_error))["documents"]
+    documents = (tasks | "ReadForCounting" >> ReadTasks(_read_options(opts), opts.on_error,
+                                                        len(plan.tasks), not opts.quiet))["documents"]
     training_docs, fraction = documents, opts.eval_fraction
     if fraction:
         training_docs = documents | "NotHeldOut" >> beam.Filter(
@@ -206,7 +207,8 @@ def _write_counts_file(counts: dict, destination: str, unit: str = "pretoken") -
 def build_count(p, opts: TokfxOptions) -> None:
     resolve_pattern(opts.pattern)
     plan = _plan(opts, _inputs(opts))
-    read = p | "ReadPlan" >> beam.Create(plan.tasks) | "ReadTasks" >> ReadTasks(_read_options(opts), opts.on_error)
+    read = (p | "ReadPlan" >> beam.Create(plan.tasks)
+            | "ReadTasks" >> ReadTasks(_read_options(opts), opts.on_error, len(plan.tasks), not opts.quiet))
     _count(read["documents"], opts) | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
     if opts.lines_output:
         _count(read["documents"], opts, lines=True) | "WriteLines" >> beam.Map(

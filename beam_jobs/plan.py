@@ -61,5 +61,5 @@ def plan_reads(patterns, options: ReadOptions, task_bytes: int, policy: ErrorPol
         if reader.ranges is not None:
             with open_raw(path) as raw:
                 parts = reader.ranges(raw, max(1, -(-files[path] // task_bytes)), options)
-        tasks.extend(ReadTask(len(tasks) + k, path, files[path], part) for k, part in enumerate(parts))
+        tasks += [ReadTask(len(tasks) + k, path, files[path], part) for k, part in enumerate(parts)]
     return ReadPlan(tuple(tasks), tuple(rejected))

@@ -7,6 +7,7 @@ counts the Rejection and sends it to the `rejected` output.
 """
 from __future__ import annotations
 
+import logging
 import time
 
 import apache_beam as beam
@@ -19,6 +20,7 @@ from beam_jobs.files import open_raw
 from beam_jobs.plan import ReadTask
 
 REJECTED = "rejected"
+log = logging.getLogger(__name__)
 
 
 class Policy:
@@ -60,8 +62,9 @@ class TaskReader:
 class _Read(beam.DoFn):
     """A ReadTask -> Documents (main output) and Rejections."""
 
-    def __init__(self, on_error: str, options: ReadOptions):
+    def __init__(self, on_error: str, options: ReadOptions, task_count: int, progress: bool):
         self.on_error, self.options = on_error, options
+        self.task_count, self.progress = task_count, progress
         self.documents = Metrics.counter("tokfx", "documents_counted")
         self.usec = Metrics.counter("tokfx", "usec_read")
 
@@ -84,20 +87,26 @@ class _Read(beam.DoFn):
                 yield self.policy.reject(item)
         self.documents.inc(documents)
         self.usec.inc(int(busy * 1e6))
+        if self.progress:
+            log.info("counted task %s of %s (%s): %s documents", f"{task.index + 1:,}",
+                     f"{self.task_count:,}", task.describe(), f"{documents:,}")
 
 
 class ReadTasks(beam.PTransform):
     """ReadTasks -> {"documents": Documents, "rejected": Rejections} (tokfx.formats.documents)."""
 
-    def __init__(self, options: ReadOptions, on_error: str = "fail"):
+    def __init__(self, options: ReadOptions, on_error: str = "fail", task_count: int = 0,
+                 progress: bool = False):
+        """With `progress`, each task logs what it read (`task_count`: the plan's, for the
+        lines)."""
         super().__init__()
         ErrorPolicy(on_error)  # refuse an unknown policy here, not in every worker
-        self.options, self.on_error = options, on_error
+        self.read = _Read(on_error, options, task_count, progress)
 
     def expand(self, tasks):
         # Reshuffle spreads the tasks over workers (else they stay fused in one bundle).
         read = (tasks
                 | "Spread" >> beam.Reshuffle()
-                | "Read" >> beam.ParDo(_Read(self.on_error, self.options)).with_outputs(
+                | "Read" >> beam.ParDo(self.read).with_outputs(
                     REJECTED, main="documents"))
         return {"documents": read.documents, "rejected": read[REJECTED]}

@@ -31,7 +31,7 @@ def corpus(tmp_path_factory):
 
 def run_pipeline(corpus_dir, out, *extra):
     return run("run", ["--input", str(corpus_dir / "*.jsonl.zst"), "--output", str(out),
-                       "--vocab-size", str(VOCAB), "--num-shards", "3", "-q", *extra])
+                       "--vocab-size", str(VOCAB), "--shard-size", "8K", "-q", *extra])
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,8 @@ def test_every_document_is_encoded_in_parquet_and_megatron(corpus, first_run):
     for path in sorted((out / "shards").glob("*.parquet")):
         table = pq.read_table(path)
         ids = table.column("id").to_pylist()
-        assert ids == sorted(ids), "documents are ordered by id within a shard"
+        # In the order of the input file: its lines, one read task after the other.
+        assert ids == sorted(ids, key=lambda i: (i.rsplit(":", 1)[0], int(i.rsplit(":", 1)[1])))
         seqs, _, doc_index = read_megatron(path.with_suffix(""))
         assert seqs == table.column("input_ids").to_pylist()
         assert doc_index == list(range(len(seqs) + 1))
@@ -153,7 +154,7 @@ def test_encode_an_existing_tokenizer_with_eos(corpus, first_run, tmp_path):
     from tokfx.cli.main import main
     tok_dir = first_run[0] / "tokenizer"
     assert main(["encode", str(tok_dir), "--output-dir", str(tmp_path / "enc"), "--input",
-                 str(corpus[0] / "*.jsonl.zst"), "--append-eos", "--num-shards", "2", "-q"]) == 0
+                 str(corpus[0] / "*.jsonl.zst"), "--append-eos", "-q"]) == 0
     tokenizer = tokfx.Tokenizer.load(tok_dir)
     eot = tokenizer.token_to_id(EOT)
     rows = read_shards(tmp_path / "enc")
@@ -172,9 +173,10 @@ def test_run_without_arguments_uses_the_sample_corpus(tmp_path):
     assert manifest["totals"]["documents_written"] == manifest["totals"]["documents_read"] > 0
     assert "documents written" in result.stderr and "tokfx-out" in result.stderr
     progress = [line for line in result.stderr.splitlines() if line.startswith("tokfx: ")]
-    assert sum(line.startswith("tokfx: read ") for line in progress) == len(
-        list((Path(tokfx.__file__).parent / "data" / "sample").glob("*.jsonl.zst")))
-    assert sum(line.startswith("tokfx: wrote shard-") for line in progress) == len(manifest["shards"])
+    samples = len(list((Path(tokfx.__file__).parent / "data" / "sample").glob("*.jsonl.zst")))
+    assert sum(line.startswith("tokfx: counted task ") for line in progress) == samples
+    assert sum(") done: " in line for line in progress) == samples
+    assert sum(": wrote shard-" in line for line in progress) == len(manifest["shards"])
     assert "merges in" in result.stderr  # the trainer's progress
 
 
@@ -279,10 +281,10 @@ def test_pathpiece_training_params_pass_through_the_pipeline(corpus, tmp_path):
                                               "segmenter": "greedy", "segmenter_params": {}}
 
 
-def test_a_new_run_replaces_what_an_old_one_wrote(corpus, first_run, tmp_path):
+def test_overwrite_replaces_what_an_old_run_wrote(corpus, first_run, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(first_run[0], out)
-    stale = [out / "shards" / "shard-00099-of-00100.parquet", out / "eval" / "metrics.json",
+    stale = [out / "shards" / "shard-00099-0000.parquet", out / "eval" / "metrics.json",
              out / "rejected" / "rejected.jsonl"]
     for path in stale:
         path.parent.mkdir(exist_ok=True)
@@ -291,20 +293,23 @@ def test_a_new_run_replaces_what_an_old_one_wrote(corpus, first_run, tmp_path):
     from tokfx.cli.main import main
     # A refused run deletes nothing.
     assert main(["run", "--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(out), "-q",
-                 "--vocab-size", "10"]) == 2
+                 "--vocab-size", "10", "--overwrite"]) == 2
     assert all(path.exists() for path in stale) and (out / "manifest.json").exists()
-    run_pipeline(corpus[0], out)
+    run_pipeline(corpus[0], out, "--overwrite")
     assert not any(path.exists() for path in stale)
     assert (out / "notes.txt").read_text() == "the user's own file"
     digests = output_digests(out)
     del digests["notes.txt"]
     assert digests == output_digests(first_run[0])
-    # tokfx encode into the same directory keeps the tokenizer it encodes with.
-    assert main(["encode", str(out / "tokenizer"), "--output-dir", str(out), "--input",
-                 str(corpus[0] / "*.jsonl.zst"), "--num-shards", "2", "-q"]) == 0
+    # tokfx encode into the same directory: another command's output, so only with
+    # --overwrite; it keeps the tokenizer it encodes with.
+    encode = ["encode", str(out / "tokenizer"), "--output-dir", str(out), "--input",
+              str(corpus[0] / "*.jsonl.zst"), "--shard-size", "1G", "-q"]
+    assert main(encode) == 2
+    assert main(encode + ["--overwrite"]) == 0
     assert (out / "tokenizer" / "tokfx.json").exists()
     assert sorted(p.name for p in (out / "shards").glob("*.parquet")) == [
-        "shard-00000-of-00002.parquet", "shard-00001-of-00002.parquet"]
+        "shard-00000-0000.parquet", "shard-00001-0000.parquet", "shard-00002-0000.parquet"]
 
 
 def test_a_refused_run_leaves_no_temp_folder(corpus, tmp_path, monkeypatch):
@@ -329,6 +334,6 @@ def test_local_worker_processes_keep_beams_info_log_out_of_the_terminal(corpus, 
     run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "c.parquet"),
                   "--direct_running_mode=multi_processing", "--direct_num_workers=2"])
     err = capfd.readouterr().err
-    assert "beam_jobs.read:read " in err  # a worker's progress line
+    assert "beam_jobs.read:counted task " in err  # a worker's progress line
     assert "INFO:apache_beam" not in err and "sdk harness" not in err
     assert "local_job_service:Worker" not in err

@@ -36,7 +36,7 @@ def held_out_run(tmp_path_factory):
     corpus.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in docs.items()))
     out = tmp_path_factory.mktemp("run") / "out"
     run("run", ["--input", str(corpus), "--output", str(out), "--id-field", "id", "--vocab-size", "400",
-                "--num-shards", "2", "--eval-fraction", str(FRACTION), "-q"])
+                "--eval-fraction", str(FRACTION), "-q"])
     return docs, out
 
 

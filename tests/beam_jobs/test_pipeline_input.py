@@ -9,10 +9,13 @@ from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 import tokfx
-from beam_jobs.read import ReadCorpus, _PlanReads
+from beam_jobs.plan import plan_reads
+from beam_jobs.read import ReadTasks
 from pipeline_corpus import EOT, paragraphs, read_shards
 from tokfx.cli.main import main
 from tokfx.formats.counts import read_counts
+from tokfx.formats.readers import ReadOptions
+from tokfx.formats.readers.policy import FAIL
 
 GOOD = [{"text": "a good document"}, {"text": "another one"}]
 
@@ -32,11 +35,11 @@ def test_txt_in_many_ranges_gives_the_documents_of_a_sequential_read(tmp_path):
         if piece:
             expected.append((f"{path}@{offset}", piece.decode("utf-8")))
         offset += len(piece) + len(EOT.encode())
-    plan = _PlanReads("fail", (EOT,), 2000)
-    plan.setup()
-    assert len(list(plan.process(str(path)))) > 20
+    options = ReadOptions(separators=(EOT,))
+    plan = plan_reads([str(path)], options, 2000, FAIL)
+    assert len(plan.tasks) > 20 and [t.index for t in plan.tasks] == list(range(len(plan.tasks)))
     with test_pipeline.TestPipeline() as p:
-        read = p | ReadCorpus([str(path)], special_tokens=[EOT], txt_range_bytes=2000)
+        read = p | beam.Create(plan.tasks) | ReadTasks(options)
         assert_that(read["documents"] | beam.Map(lambda d: (d.id, d.text)), equal_to(expected))
 
 
@@ -75,7 +78,7 @@ def _corpus(tmp_path, name, content):
     (tmp_path / "in" / "good.jsonl").write_bytes(_jsonl(GOOD))
     (tmp_path / "in" / name).write_bytes(content)
     return ["--input", str(tmp_path / "in" / "good.jsonl"), "--input", str(tmp_path / "in" / name),
-            "--vocab-size", "270", "--num-shards", "2", "-q"]
+            "--vocab-size", "270", "-q"]
 
 
 @pytest.mark.parametrize("name, content, line, reason", BAD_INPUTS, ids=IDS)
@@ -126,8 +129,8 @@ def test_a_bad_txt_document_in_a_later_range_is_one_rejected_document(tmp_path):
     path = tmp_path / "in" / "docs.txt"
     path.write_bytes(data)
     out = tmp_path / "out"
-    assert main(["run", "--input", str(path), "--txt-range-bytes", "1000", "--vocab-size", "270",
-                 "--num-shards", "1", "--output", str(out), "--on-error=skip", "-q"]) == 0
+    assert main(["run", "--input", str(path), "--task-bytes", "1000", "--vocab-size", "270",
+                 "--output", str(out), "--on-error=skip", "-q"]) == 0
     # A range that does not start the file does not know its line: the byte offset says where.
     bad = data.index(b"\xff")
     assert bad > 1000
@@ -193,10 +196,10 @@ def test_id_field_names_the_documents(tmp_path):
     (tmp_path / "in" / "ids.jsonl").write_bytes(_jsonl(records + [{"text": "no id"}]))
     out = tmp_path / "out"
     assert main(["run", "--input", str(tmp_path / "in" / "ids.jsonl"), "--id-field", "id",
-                 "--vocab-size", "270", "--num-shards", "1", "--output", str(out),
+                 "--vocab-size", "270", "--output", str(out),
                  "--on-error=skip", "-q"]) == 0
     rows = read_shards(out)
-    assert [r["id"] for r in rows] == sorted(r["id"] for r in records)
+    assert [r["id"] for r in rows] == [r["id"] for r in records]  # in the file's order
     by_id = {r["id"]: r for r in records}
     assert all(row["source"] == f"{tmp_path / 'in' / 'ids.jsonl'}:{records.index(by_id[row['id']]) + 1}"
                for row in rows)

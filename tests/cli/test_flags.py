@@ -63,7 +63,7 @@ def test_help_shows_defaults_and_choices(command):
 
 
 @pytest.mark.parametrize("argv, right", [
-    (["run", "--num_shards", "2"], "--num-shards"),
+    (["run", "--shard_size", "2G"], "--shard-size"),
     (["run", "--on_error=skip"], "--on-error"),
     (["count", "--vocab_size", "3000"], "--vocab-size"),
     (["train", "--vocab_size", "3000"], "--vocab-size"),

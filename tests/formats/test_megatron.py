@@ -3,11 +3,12 @@ import numpy as np
 import pytest
 
 from megatron_reader import read_megatron
+from tokfx.formats.shards.files import local_opener
 from tokfx.formats.shards.megatron import MegatronWriter
 
 
 def test_the_layout_check_from_algorithms_md(tmp_path):
-    with MegatronWriter(tmp_path / "s", vocab_size=50257) as w:
+    with MegatronWriter(local_opener(tmp_path), "s", vocab_size=50257) as w:
         w.add([10, 11, 12])
         w.add([13, 14])
     assert (tmp_path / "s.bin").stat().st_size == 10
@@ -19,7 +20,7 @@ def test_the_layout_check_from_algorithms_md(tmp_path):
 @pytest.mark.parametrize("vocab_size, dtype", [(65499, "<u2"), (65500, "<i4"), (200_000, "<i4")])
 def test_dtype_follows_the_vocabulary_size(tmp_path, vocab_size, dtype):
     docs = [[vocab_size - 1, 0], [], [7]]
-    with MegatronWriter(tmp_path / "s", vocab_size) as w:
+    with MegatronWriter(local_opener(tmp_path), "s", vocab_size) as w:
         for d in docs:
             w.add(d)
     seqs, got, indices = read_megatron(tmp_path / "s")

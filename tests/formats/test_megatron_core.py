@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from megatron.core.datasets.indexed_dataset import IndexedDataset, IndexedDatasetBuilder
 
+from tokfx.formats.shards.files import local_opener
 from tokfx.formats.shards.megatron import MegatronWriter
 
 
@@ -19,7 +20,7 @@ def random_documents(vocab_size: int, seed: int) -> list[list[int]]:
                                                (200_000, np.int32)])
 def test_megatron_core_writes_the_same_bytes_and_reads_ours(tmp_path, vocab_size, dtype):
     docs = random_documents(vocab_size, seed=vocab_size)
-    with MegatronWriter(tmp_path / "ours", vocab_size) as writer:
+    with MegatronWriter(local_opener(tmp_path), "ours", vocab_size) as writer:
         for doc in docs:
             writer.add(doc)
     builder = IndexedDatasetBuilder(str(tmp_path / "theirs.bin"), dtype=dtype)

@@ -1,4 +1,5 @@
 """Counts files, shards and the manifest: the library pieces the pipeline writes with."""
+import hashlib
 import random
 from array import array
 
@@ -10,7 +11,8 @@ from megatron_reader import read_megatron
 from tokfx.counting.tables import most_frequent
 from tokfx.formats.counts import read_counts, write_counts
 from tokfx.formats.shards.manifest import build_manifest
-from tokfx.formats.shards.writer import write_shard
+from tokfx.formats.shards.files import local_opener
+from tokfx.formats.shards.writer import ROW_GROUP_BYTES, ShardWriter
 
 CONFIG = {"vocab_size": 300}
 HASH = "ab" * 32
@@ -35,36 +37,48 @@ def test_most_frequent_breaks_ties_toward_the_smaller_pretoken():
     assert most_frequent(counts, 2) == {b"c": 9, b"a": 5}
 
 
-def test_a_shard_does_not_depend_on_the_order_documents_arrive_in(tmp_path):
-    docs = [(f"doc{i}", list(range(i)), f"f:{i}") for i in range(30)]
-    first = write_shard(tmp_path, "a", docs, 300, {"k": "v"})
-    random.Random(1).shuffle(docs)
-    second = write_shard(tmp_path, "b", docs, 300, {"k": "v"})
-    for suffix in (".parquet", ".bin", ".idx"):
-        assert (tmp_path / f"a{suffix}").read_bytes() == (tmp_path / f"b{suffix}").read_bytes()
-    assert first["documents"] == 30 and first["empty_documents"] == 1
-    assert first["tokens"] == sum(range(30)) == second["tokens"]
-    seqs, _, _ = read_megatron(tmp_path / "a")
-    assert seqs == [list(range(i)) for i in sorted(range(30), key=lambda i: f"doc{i}")]
+def _write(directory, name, docs, vocab_size, row_group_bytes=ROW_GROUP_BYTES):
+    writer = ShardWriter(local_opener(directory), name, vocab_size, {"k": "v"}, row_group_bytes)
+    for doc_id, ids, source in docs:
+        writer.add(doc_id, array("i", ids), source, len(ids) * 3)
+    return writer.close()
 
 
 @pytest.mark.parametrize("vocab_size", [300, 70_000])
-def test_ids_as_arrays_or_lists_give_the_same_shard(tmp_path, vocab_size):
+def test_a_shard_holds_its_documents_in_order_in_parquet_and_megatron(tmp_path, vocab_size):
     rng = random.Random(vocab_size)
-    docs = [(f"d{i}", [rng.randrange(vocab_size) for _ in range(rng.randrange(50))], "s")
-            for i in range(40)]
-    write_shard(tmp_path, "lists", docs, vocab_size, {})
-    write_shard(tmp_path, "arrays", [(d, array("i", ids), s) for d, ids, s in docs], vocab_size, {})
-    for suffix in (".parquet", ".bin", ".idx"):
-        assert (tmp_path / f"lists{suffix}").read_bytes() == (tmp_path / f"arrays{suffix}").read_bytes()
-    table = pq.read_table(tmp_path / "arrays.parquet")
-    by_id = {doc_id: ids for doc_id, ids, _ in docs}
-    assert table.column("input_ids").to_pylist() == [by_id[i] for i in table.column("id").to_pylist()]
-    assert table.column("num_tokens").to_pylist() == [len(by_id[i]) for i in table.column("id").to_pylist()]
+    docs = [(f"d{rng.randrange(1000)}", [rng.randrange(vocab_size) for _ in range(rng.randrange(50))], f"s{i}")
+            for i in range(40)] + [("empty", [], "s40")]
+    info = _write(tmp_path, "s", docs, vocab_size)
+    table = pq.read_table(tmp_path / "s.parquet")
+    assert table.column("id").to_pylist() == [d[0] for d in docs]
+    assert table.column("input_ids").to_pylist() == [d[1] for d in docs]
+    assert table.column("num_tokens").to_pylist() == [len(d[1]) for d in docs]
+    assert table.column("source").to_pylist() == [d[2] for d in docs]
+    assert pq.read_schema(tmp_path / "s.parquet").metadata[b"k"] == b"v"
+    seqs, _, _ = read_megatron(tmp_path / "s")
+    assert seqs == [d[1] for d in docs]
+    assert (info.documents, info.empty_documents) == (41, sum(not d[1] for d in docs))
+    assert info.tokens == sum(len(d[1]) for d in docs) and info.bytes == 3 * info.tokens
+    for name in ("s.parquet", "s.bin", "s.idx"):
+        data = (tmp_path / name).read_bytes()
+        assert info.files[name] == hashlib.sha256(data).hexdigest() and info.sizes[name] == len(data)
+
+
+def test_row_groups_are_bounded_and_do_not_change_the_rows(tmp_path):
+    docs = [(f"d{i}", list(range(i % 50)), "s") for i in range(300)]
+    _write(tmp_path, "one", docs, 300)
+    _write(tmp_path, "many", docs, 300, row_group_bytes=400)
+    assert pq.ParquetFile(tmp_path / "one.parquet").num_row_groups == 1
+    many = pq.ParquetFile(tmp_path / "many.parquet")
+    assert many.num_row_groups > 20
+    # A row group closes once it holds 400 bytes of ids: 100 int32 ids, plus one document.
+    assert all(many.metadata.row_group(g).num_rows <= 100 for g in range(many.num_row_groups))
+    assert many.read().to_pylist() == pq.read_table(tmp_path / "one.parquet").to_pylist()
 
 
 def _shard(documents):
-    return {"index": 0, "files": {"shards/s.parquet": "cd" * 32}, "documents": documents,
+    return {"name": "shard-00000-0000", "files": {"shards/s.parquet": "cd" * 32}, "documents": documents,
             "empty_documents": 0, "tokens": 5, "bytes": 9}
 
 

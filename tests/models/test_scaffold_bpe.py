@@ -455,7 +455,7 @@ def test_pipeline_run_with_scaffold_bpe(tmp_path):
     expected_docs = write_zst_shards(tmp_path, docs, shards=2)
     out = tmp_path / "out"
     run("run", ["--input", str(tmp_path / "*.jsonl.zst"), "--output", str(out), "--vocab-size", "600",
-                "--algorithm", "scaffold-bpe", "--num-shards", "2", "-q"])
+                "--algorithm", "scaffold-bpe", "-q"])
     expected = tokfx.train(list(expected_docs.values()), "scaffold-bpe", 600, special_tokens=[EOT])
     assert expected.scaffold.scaffold
     assert (out / "tokenizer" / TOKFX_JSON).read_bytes() == tokenizer_json_bytes(expected)
