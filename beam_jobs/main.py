@@ -33,10 +33,16 @@ def run_command(command: str, argv: list[str]) -> int:
     logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     try:
         run(command, argv)
+    except KeyboardInterrupt:
+        print("tokfx: interrupted", file=sys.stderr)
+        return 130
     except (ValueError, FileNotFoundError) as exc:
         print(f"tokfx: error: {_corpus_error(exc) or exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a runner's wrapper around a worker's error
+        if "KeyboardInterrupt" in str(exc):  # Ctrl-C reached a worker first
+            print("tokfx: interrupted", file=sys.stderr)
+            return 130
         message = _corpus_error(exc)
         if message is None:
             raise

@@ -35,6 +35,8 @@ TOKENIZER_DIR = "tokenizer"
 EVAL_DIR = "eval"
 SETTINGS_JSON = "settings.json"
 LOCK = ".tokfx.lock"
+# A lock file that does not parse is another run's, being written, for this long; then torn.
+TORN_LOCK_SECONDS = 10
 
 # What each command writes into its output directory (tokfx encode keeps tokenizer/: it may be
 # the very tokenizer it encodes with).
@@ -93,6 +95,8 @@ class OutputDir:
         data = (json.dumps(owner) + "\n").encode()
         while not self._create_exclusive(path, data):
             holder = _read_json(path)
+            if holder is None and self._age(path) < TORN_LOCK_SECONDS:
+                holder = {"pid": "?", "host": "?", "started": time.time()}  # being written now
             if holder is not None and not self._stale(holder):
                 since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(holder.get("started", 0)))
                 raise ValueError(f"{self.path} is in use by another tokfx run (pid {holder.get('pid')}"
@@ -104,6 +108,11 @@ class OutputDir:
         finally:
             if FileSystems.exists(path):
                 FileSystems.delete([path])
+
+    @staticmethod
+    def _age(path: str) -> float:
+        matched = FileSystems.match([path])[0].metadata_list
+        return time.time() - matched[0].last_updated_in_seconds if matched else float("inf")
 
     @staticmethod
     def _stale(holder: dict) -> bool:

@@ -111,6 +111,7 @@ def config_of(opts: TokfxOptions, inputs: list[str], **extra) -> dict:
     return {"inputs": inputs, "text_field": opts.text_field, "id_field": opts.id_field,
             "special_tokens": special_tokens(opts), "on_error": opts.on_error,
             "special_tokens_in_text": opts.special_tokens_in_text, "shard_size": opts.shard_size,
+            "task_bytes": opts.task_bytes,
             "append_eos": opts.append_eos, **extra}
 
 

@@ -50,6 +50,11 @@ def short_flush(monkeypatch):
 
 # --- the cause, without a pipeline ------------------------------------------------------------
 
+BEAM_RACE = pytest.mark.xfail(strict=True, reason="Beam's FnApiRunner drops a chunk written during"
+                               " a time-based flush (docs/lost_documents.md); strict: reports a fixed Beam")
+
+
+@BEAM_RACE
 def test_the_runners_time_flushed_stream_keeps_every_write():
     """The stream the FnApiRunner sends a worker's input through: a flush that releases the GIL
     (its send queue is full) while the runner writes the next chunk must not drop that chunk.
@@ -117,6 +122,7 @@ def run_old_pattern(megabytes, tasks=8, doc_bytes=4000, num_keys=4, extra=MULTI)
     return tasks * docs_per_task, counters
 
 
+@BEAM_RACE
 def test_many_large_documents_grouped_into_few_keys_all_arrive(short_flush):
     """The old `tokfx run` data flow, two worker processes: no document may go missing between
     the read stage and the grouped shards. Fails on Beam 2.77 (about 2.5 s; e.g. expected
@@ -168,7 +174,7 @@ def run_tokfx(corpus_dir, out, *extra):
     check: "documents do not add up") fails the test with that message."""
     from tokfx.cli.main import main
     argv = ["run", "--input", str(corpus_dir / "*.jsonl.zst"), "--output", str(out),
-            "--vocab-size", "1000", "--num-shards", "4", "-q", *MULTI, *extra]
+            "--vocab-size", "1000", "-q", *MULTI, *extra]
     try:
         code = main(argv)
     except Exception as exc:  # noqa: BLE001
