@@ -1,6 +1,9 @@
 """Small corpora for the pipeline tests, made from ../shared/corpora, and output readers."""
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -56,3 +59,29 @@ def output_digests(out: Path) -> dict[str, str]:
     """sha256 of every file under an output directory, by relative path."""
     return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+# The installed `tokfx` command (not `python -m tokfx.cli`, which would put the working
+# directory, maybe the source folder without its built extensions, on sys.path).
+TOKFX = str(Path(sys.executable).parent / "tokfx")
+# What `import apache_beam` logs on stderr when apitools is not installed: not tokfx's.
+BEAM_IMPORT_WARNING = "WARNING:root:apitools not found"
+
+
+def run_tokfx(*args, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess:
+    """`tokfx ARGS` in a subprocess, its output captured as text."""
+    return subprocess.run([TOKFX, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def stderr_lines(stderr: str) -> list[str]:
+    """The non-empty lines of a tokfx command's stderr, without Beam's import warning."""
+    return [line for line in stderr.splitlines()
+            if line.strip() and not line.startswith(BEAM_IMPORT_WARNING)]
+
+
+def file_identities(out: Path, folder: str = "shards") -> dict[str, tuple[int, int]]:
+    """(inode, mtime in ns) of every file under OUT/folder, by name: a file rewritten, even with
+    the same bytes, gets another pair."""
+    return {p.name: (os.stat(p).st_ino, os.stat(p).st_mtime_ns)
+            for p in sorted((out / folder).iterdir()) if p.is_file()}
