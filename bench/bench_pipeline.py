@@ -1,124 +1,202 @@
-"""Beam pipeline throughput on en_10M: counting vs the library's own multi-process counting at
-several input sizes (wall-time ratios, and the marginal throughput between the smallest and the
-largest), and `tokfx run` end to end on en_10M as sharded .jsonl.zst, with each stage's share.
+"""The pipeline benchmark of issue 13: `tokfx encode --output-dir` and `tokfx run` against the
+plain `multiprocessing.Pool` script (bench/plain_encode.py) around our `Tokenizer` and around
+tiktoken, at several corpus sizes, side by side: median wall time, MB/s and the peak RSS of each
+job's whole process tree. A benchmark, not a test: it prints, it asserts nothing.
 
-Run with an interpreter where tokfx is installed, from outside the checkout (multi_processing
-workers import tokfx from the installed package):
-    cd /tmp && /path/to/.venv/bin/python /path/to/bench/bench_pipeline.py [--repeats 3] [--workers 2]
-        [--count-scales 1,16,64] [--scale 1]
+Run with the interpreter where tokfx is installed, from outside the checkout (the pipeline's
+multi_processing workers import tokfx from the installed package):
+    cd /tmp && /path/to/.venv/bin/python /path/to/bench/bench_pipeline.py \\
+        [--sizes 200,1000] [--repeats 3] [--workers 2] [--workdir /tmp/tokfx-bench]
+
+Corpus: bench/jsonl_corpus.py (en_10M as 3-5 KB documents in 8 .jsonl.zst files, repeated with
+10 % of words mutated per copy), built once per size and kept under --workdir. Encoding uses
+GPT-2's vocabulary (tests/fixtures) saved as a tokfx tokenizer directory; `tokfx run` trains a
+--vocab-size 32000 BPE tokenizer itself. Every job is a subprocess with a fresh output directory,
+deleted after it; within a repeat the jobs run one after the other, each repeat in a rotated
+order. MB/s counts the documents' text as UTF-8 (10^6 bytes per MB), not the compressed input.
+Peak RSS: every 0.2 s, the RSS of the job's process and all its descendants (from /proc),
+summed; the largest sum seen (pages shared between processes count once per process).
 """
 import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import zstandard
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+from jsonl_corpus import build, describe  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).parent))
-from corpora import SEPARATOR, load  # noqa: E402
-
-import tokfx  # noqa: E402
-from beam_jobs.pipelines import run  # noqa: E402
-
+FIXTURES = BENCH.parent / "tests" / "fixtures"
 EOT = "<|endoftext|>"
-STAGES = ("read", "count", "train", "encode", "write")
+JOBS = ("plain-tokfx", "plain-tiktoken", "encode", "run")
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def write_shards(directory: Path, text: str, shards: int) -> list[Path]:
-    """en_10M cut into paragraph documents, round-robin into `shards` .jsonl.zst files."""
-    docs = [p for book in text.split(SEPARATOR) for p in book.split("\n\n") if p.strip()]
-    paths = []
-    for s in range(shards):
-        lines = "".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs[s::shards])
-        path = directory / f"en_10M-{s:02d}.jsonl.zst"
-        path.write_bytes(zstandard.ZstdCompressor(level=3).compress(lines.encode("utf-8")))
-        paths.append(path)
-    return paths
+def tree_rss(root: int) -> int:
+    """Bytes of RSS of `root` and all its descendants, summed (0 once `root` is gone)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # exited meanwhile
+            ppid = int(stat[stat.rindex(b")") + 2:].split()[1])  # the name may hold spaces
+            children.setdefault(ppid, []).append(int(entry.name))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, ()))
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * PAGE
+        except OSError:
+            pass
+    return total
 
 
-def timed(fn) -> tuple[float, object]:
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
+def run_measured(command: list[str], cwd: Path, interval: float = 0.2) -> dict:
+    """Run `command`; its wall time, peak process-tree RSS, exit code and output's tail."""
+    with tempfile.TemporaryFile() as log:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+        peak = 0
+        while process.poll() is None:
+            peak = max(peak, tree_rss(process.pid))
+            time.sleep(interval)
+        seconds = time.perf_counter() - start
+        log.seek(0)
+        output = log.read().decode("utf-8", "replace")
+    return {"seconds": seconds, "peak_rss": peak, "returncode": process.returncode, "output": output}
 
 
-def write_corpus(tmp: Path, scale: int) -> tuple[Path, float]:
-    txt = tmp / f"en_10M-x{scale}.txt"
-    txt.write_text(SEPARATOR.join([load("en_10M")] * scale), encoding="utf-8")
-    return txt, txt.stat().st_size / 1e6
+def gpt2_tokenizer(workdir: Path) -> Path:
+    """GPT-2's vocabulary and merges as a tokfx tokenizer directory (what `tokfx encode` takes)."""
+    directory = workdir / "gpt2-tokenizer"
+    if not (directory / "tokfx.json").exists():
+        from tokfx import Tokenizer
+        Tokenizer.from_gpt2_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]).save(directory)
+    return directory
 
 
-def count_series(tmp: Path, scale: int, workers: int, repeats: int) -> tuple[float, float, float, float]:
-    """(MB, library, Beam in process, Beam with `workers` workers) medians in seconds. Beam reads
-    the .txt in as many ranges as the library counts (4 per process), at least 1 MiB each."""
-    txt, size_mb = write_corpus(tmp, scale)
-    range_bytes = max(1 << 20, -(-txt.stat().st_size // (workers * 4)))
-    count_args = ["--input", str(txt), "--output", str(tmp / "counts.parquet"), "--txt-range-bytes", str(range_bytes)]
-    beam_workers = ["--direct_running_mode=multi_processing", f"--direct_num_workers={workers}", "-q"]
-    lib, in_process, beam = [], [], []
-    for _ in range(repeats):
-        lib.append(timed(lambda: tokfx.count_pretokens_file(txt, special_tokens=[EOT], processes=workers))[0])
-        in_process.append(timed(lambda: run("count", [*count_args, "-q"]))[0])
-        beam.append(timed(lambda: run("count", [*count_args, *beam_workers]))[0])
-    txt.unlink()
-    return size_mb, *map(statistics.median, (lib, in_process, beam))
+def commands(job: str, files: list[str], tokenizer: Path, out: Path, args) -> list[str]:
+    tokfx = str(Path(sys.executable).with_name("tokfx"))
+    beam = ["-q", f"--direct_num_workers={args.workers}", "--direct_running_mode=multi_processing"]
+    pattern = str(Path(files[0]).parent / "part-*.jsonl.zst")
+    if job.startswith("plain"):
+        return [sys.executable, str(BENCH / "plain_encode.py"), str(tokenizer), *files, "--output-dir", str(out),
+                "--workers", str(args.workers), *(["--tiktoken"] if job == "plain-tiktoken" else [])]
+    if job == "encode":
+        return [tokfx, "encode", str(tokenizer), "--output-dir", str(out), "--input", pattern, *beam]
+    return [tokfx, "run", "--input", pattern, "--output", str(out), "--vocab-size", str(args.vocab_size), *beam]
 
 
-def main():
-    parser = argparse.ArgumentParser()
+def tokens_written(job: str, result: dict, out: Path) -> int | None:
+    """The job's own token count: the plain script prints it, the pipelines' manifest holds it."""
+    try:
+        if job.startswith("plain"):
+            return json.loads(result["output"].strip().splitlines()[-1])["tokens"]
+        return json.loads((out / "manifest.json").read_text())["totals"]["tokens"]
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def bench_size(megabytes: float, tokenizer: Path, args) -> dict:
+    info = build(args.workdir, megabytes, args.mutate, args.seed)
+    print(f"\n== {describe(info)}", flush=True)
+    results: dict[str, list[dict]] = {job: [] for job in args.jobs}
+    for repeat in range(args.repeats):
+        order = args.jobs[repeat % len(args.jobs):] + args.jobs[:repeat % len(args.jobs)]
+        for job in order:
+            out = args.workdir / f"out-{job}"
+            shutil.rmtree(out, ignore_errors=True)
+            result = run_measured(commands(job, info["files"], tokenizer, out, args), cwd=args.workdir)
+            result["tokens"] = tokens_written(job, result, out)
+            shutil.rmtree(out, ignore_errors=True)
+            results[job].append(result)
+            status = "ok" if result["returncode"] == 0 else f"FAILED (exit {result['returncode']})"
+            print(f"  repeat {repeat + 1} {job:15} {result['seconds']:8.2f} s "
+                  f"{result['peak_rss'] / 1e6:8.0f} MB peak  {status}", flush=True)
+            if result["returncode"] != 0:
+                print("    " + "\n    ".join(result["output"].strip().splitlines()[-15:]), flush=True)
+    return {"info": info, "results": results}
+
+
+def summary(runs: list[dict], text_mb: float) -> dict | None:
+    ok = [r for r in runs if r["returncode"] == 0]
+    if not ok:
+        return None
+    seconds = statistics.median(r["seconds"] for r in ok)
+    return {"seconds": seconds, "mb_s": text_mb / seconds, "rss_mb": statistics.median(r["peak_rss"] for r in ok) / 1e6,
+            "rss_max_mb": max(r["peak_rss"] for r in ok) / 1e6, "runs": len(ok), "of": len(runs),
+            "tokens": {r["tokens"] for r in ok}}
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}" if a is not None and b else "n/a"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="200,1000", help="corpus sizes in MB of text, comma-separated")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--vocab-size", type=int, default=8000)
-    parser.add_argument("--count-scales", default="1,16,64",
-                        help="counting on en_10M repeated this many times (comma-separated; '' skips)")
-    parser.add_argument("--scale", type=int, default=1, help="tokfx run on en_10M repeated this many times (0 skips)")
+    parser.add_argument("--vocab-size", type=int, default=32000, help="tokfx run's vocabulary")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/tokfx-bench"),
+                        help="corpora (kept), tokenizer and the jobs' outputs (deleted after each job)")
+    parser.add_argument("--mutate", type=float, default=0.1, help="share of words mutated per repeated copy")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", default=",".join(JOBS), help=f"a subset of {','.join(JOBS)}")
     args = parser.parse_args()
-    beam_workers = ["--direct_running_mode=multi_processing",
-                    f"--direct_num_workers={args.workers}", "-q"]
-    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
-        tmp = Path(tmp)
-        series = [count_series(tmp, int(x), args.workers, args.repeats) for x in args.count_scales.split(",") if x]
-        for (size_mb, lib_s, one_s, beam_s), scale in zip(series, args.count_scales.split(",")):
-            print(f"counting {scale} x en_10M ({size_mb:.1f} MB, {args.workers} processes/workers,"
-                  f" median of {args.repeats}):")
-            print(f"  tokfx.count_pretokens_file        {lib_s:6.2f} s  {size_mb / lib_s:6.1f} MB/s")
-            print(f"  tokfx count (DirectRunner, 1)     {one_s:6.2f} s  {size_mb / one_s:6.1f} MB/s")
-            print(f"  tokfx count (multi_processing)    {beam_s:6.2f} s  {size_mb / beam_s:6.1f} MB/s"
-                  f"   Beam / library throughput = {lib_s / beam_s:.2f}")
-        if len(series) > 1:
-            # The slope between the smallest and the largest input: throughput once Beam's fixed
-            # cost (worker start-up, graph translation) is paid.
-            (mb0, lib0, _, beam0), (mb1, lib1, _, beam1) = series[0], series[-1]
-            lib_rate, beam_rate = (mb1 - mb0) / (lib1 - lib0), (mb1 - mb0) / (beam1 - beam0)
-            print(f"marginal throughput {mb0:.0f} -> {mb1:.0f} MB: library {lib_rate:.1f} MB/s, Beam {beam_rate:.1f} MB/s,"
-                  f" Beam / library = {beam_rate / lib_rate:.2f}; Beam's fixed cost about"
-                  f" {beam0 - mb0 / beam_rate:.2f} s")
-        if not args.scale:
-            return
-        text = SEPARATOR.join([load("en_10M")] * args.scale)
-        size_mb = len(text.encode("utf-8")) / 1e6
-        write_shards(tmp, text, shards=8)
+    args.jobs = args.jobs.split(",")
+    if unknown := set(args.jobs) - set(JOBS):
+        parser.error(f"unknown jobs: {', '.join(sorted(unknown))}")
+    args.workdir = args.workdir.resolve()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    tokenizer = gpt2_tokenizer(args.workdir)
+    sizes = [float(s) for s in args.sizes.split(",")]
+    print(f"tokfx pipeline benchmark: {args.workers} workers, median of {args.repeats}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.2f} at the start; GPT-2 vocabulary for encoding, "
+          f"tokfx run trains {args.vocab_size:,}")
+    tables = {size: bench_size(size, tokenizer, args) for size in sizes}
 
-        runs = []
-        for i in range(args.repeats):
-            seconds, counters = timed(lambda: run("run", [
-                "--input", str(tmp / "en_10M-*.jsonl.zst"), "--output", str(tmp / f"out{i}"),
-                "--vocab-size", str(args.vocab_size), "--num-shards", "8", *beam_workers]))
-            runs.append((seconds, counters))
-        seconds, counters = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
-        busy = {s: counters.get(f"usec_{s}", 0) / 1e6 for s in STAGES}
-        total_busy = sum(busy.values())
-        print(f"tokfx run on {args.scale} x en_10M as 8 .jsonl.zst shards, vocab {args.vocab_size},"
-              f" {args.workers} workers (median of {args.repeats} by wall time):")
-        print(f"  {seconds:.2f} s wall, {size_mb / seconds:.2f} MB/s;"
-              f" {counters['documents_written']:,} documents, {counters['tokens']:,} tokens")
-        print("  stage shares of processing time summed over workers: " + ", ".join(
-            f"{s} {busy[s]:.2f} s ({100 * busy[s] / total_busy:.0f} %)" for s in STAGES))
-        print(f"  wall time outside the stages' own processing (Beam, shuffles, startup):"
-              f" {max(0.0, seconds - total_busy / args.workers):.2f} s or more")
+    for size, table in tables.items():
+        mb = table["info"]["text_bytes"] / 1e6
+        print(f"\n{mb:.0f} MB of text ({table['info']['documents']:,} documents, 8 .jsonl.zst files), "
+              f"{args.workers} workers, median of {args.repeats}; MB/s of uncompressed text")
+        print(f"  {'job':15} {'wall s':>8} {'MB/s':>7} {'peak tree RSS MB':>17} {'(max)':>7}  tokens")
+        for job in args.jobs:
+            s = summary(table["results"][job], mb)
+            if s is None:
+                print(f"  {job:15} {'FAILED':>8}")
+                continue
+            failed = f"  ({s['of'] - s['runs']} of {s['of']} runs failed)" if s["runs"] < s["of"] else ""
+            tokens = ", ".join(f"{t:,}" if t is not None else "?" for t in sorted(s["tokens"], key=str))
+            print(f"  {job:15} {s['seconds']:8.2f} {s['mb_s']:7.2f} {s['rss_mb']:17.0f} {s['rss_max_mb']:7.0f}  "
+                  f"{tokens}{failed}")
+        table["summary"] = {job: summary(table["results"][job], mb) for job in args.jobs}
+
+    print("\nissue 13's targets:")
+    for size, table in tables.items():
+        s = table["summary"]
+        speed = {job: (s[job] or {}).get("mb_s") for job in JOBS if job in s}
+        print(f"  {size:g} MB: encode / plain-tokfx throughput {ratio(speed.get('encode'), speed.get('plain-tokfx'))}"
+              f" (target >= 0.8 at >= 1 GB); run / encode {ratio(speed.get('run'), speed.get('encode'))} (>= 0.6);"
+              f" encode / plain-tiktoken {ratio(speed.get('encode'), speed.get('plain-tiktoken'))}")
+    if len(sizes) > 1:
+        small, large = tables[min(sizes)]["summary"], tables[max(sizes)]["summary"]
+        for job in ("encode", "run"):
+            if job in small and small[job] and large[job]:
+                a, b = small[job]["rss_mb"], large[job]["rss_mb"]
+                print(f"  peak tree RSS of {job}: {max(sizes):g} MB / {min(sizes):g} MB = {b / a:.2f} (target <= 1.2),"
+                      f" {a:.0f} and {b:.0f} MB (target < 1000 MB at both)")
 
 
 if __name__ == "__main__":
