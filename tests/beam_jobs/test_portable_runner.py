@@ -63,7 +63,7 @@ def _launch(cluster, launcher_dir, argv):
 
 def _run_argv(corpus, out):
     return ["run", "--input", str(corpus / "*.jsonl.zst"), "--output", str(out),
-            "--vocab-size", str(VOCAB), "--num-shards", "3"]
+            "--vocab-size", str(VOCAB), "--shard-size", "8K"]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_run_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, lau
     out = tmp_path / "portable"
     err = _launch(cluster, launcher_dir, _run_argv(corpus, out))
     expected = output_digests(in_process)
-    assert {name.split("/")[0] for name in expected} == {"manifest.json", "tokenizer", "shards"}
+    assert {name.split("/")[0] for name in expected} == {"manifest.json", "settings.json", "tokenizer", "shards", "receipts"}
     assert output_digests(out) == expected
     # The counters come back from the workers through the job service into the summary.
     totals = json.loads((out / "manifest.json").read_text())["totals"]
@@ -89,7 +89,7 @@ def test_run_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, lau
 def test_encode_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, launcher_dir,
                                                    tmp_path):
     argv = ["encode", str(in_process / "tokenizer"), "--input", str(corpus / "*.jsonl.zst"),
-            "--num-shards", "2", "--append-eos"]
+            "--shard-size", "8K", "--append-eos"]
     run("encode", argv[2:] + ["--tokenizer", argv[1], "--output", str(tmp_path / "local"), "-q"])
     _launch(cluster, launcher_dir, argv + ["--output-dir", str(tmp_path / "portable"), "-q"])
     assert output_digests(tmp_path / "portable") == output_digests(tmp_path / "local")
@@ -134,18 +134,12 @@ def test_the_workers_have_their_own_temp_folder(cluster, launcher_dir, tmp_path)
         assert worker["sees_launcher_file"]  # same machine, nothing hidden: the limit of this test
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a relative --input or --output is resolved where it is used: --input by _PlanReads on a"
-    " worker (cwd: the worker pool's folder -> 'corpus/*.jsonl.zst: the pattern matches no file'),"
-    " --output by the workers that write (the shards land in the worker's cwd) and by"
-    " _clear_previous_output in the launcher; the default --output, tokfx-out, is relative."
-    " beam_jobs/pipelines.py should make local paths absolute in the launcher"))
 def test_relative_paths_are_the_launchers(corpus, cluster, launcher_dir, tmp_path):
     # The launcher's working folder is on the shared filesystem here (its TMPDIR is not), so
     # the paths, once made absolute in the launcher, are the workers' too.
     shutil.copytree(corpus, tmp_path / "corpus")
     argv = ["run", "--input", "corpus/*.jsonl.zst", "--output", "out",
-            "--vocab-size", str(VOCAB), "--num-shards", "3", "-q", *cluster.argv()]
+            "--vocab-size", str(VOCAB), "--shard-size", "8K", "-q", *cluster.argv()]
     result = launch(["-m", "tokfx.cli", *argv], launcher_dir, LAUNCH_TIMEOUT, cwd=tmp_path)
     assert result.returncode == 0, f"{result.stderr[-2000:]}\n{cluster.logs()}"
     assert (tmp_path / "out" / "manifest.json").exists()
