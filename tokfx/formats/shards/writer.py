@@ -17,7 +17,7 @@ from tokfx.formats.shards.parquet import ParquetShardWriter
 
 # Token ids buffered per Parquet row group: large enough for fast reads, small enough that a
 # worker's memory does not notice.
-ROW_GROUP_BYTES = 32 << 20
+ROW_GROUP_BYTES = 8 << 20
 
 
 @dataclass
