@@ -24,14 +24,14 @@ from typing import BinaryIO
 from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers import jsonl, text
 from tokfx.formats.readers.policy import ErrorPolicy
-from tokfx.formats.readers.reader import ByteRange, Reader, ReadOptions
+from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
 READERS: tuple[Reader, ...] = (jsonl.READER, text.READER)
 SUFFIXES = tuple(suffix for reader in READERS for suffix in reader.suffixes)
 
 
 def _refuse(raw: BinaryIO, name: str, options: ReadOptions,
-            byte_range: ByteRange | None = None) -> Iterator[Rejection]:
+            part: ReadRange | None = None) -> Iterator[Rejection]:
     yield Rejection(name, None, f"not a corpus file: tokfx reads {', '.join(SUFFIXES)}",
                     whole_file=True)
 

@@ -17,7 +17,7 @@ import zstandard
 
 from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers.compression import iter_lines
-from tokfx.formats.readers.reader import ByteRange, Reader, ReadOptions
+from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
 
 def _document(record, text_field: str, id_field: str | None, source: str) -> Document | str:
@@ -40,9 +40,9 @@ def _document(record, text_field: str, id_field: str | None, source: str) -> Doc
 
 
 def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
-               byte_range: ByteRange | None = None) -> Iterator[Document | Rejection]:
+               part: ReadRange | None = None) -> Iterator[Document | Rejection]:
     """Each record of an open JSON-lines file as a Document or a Rejection, streamed (the file
-    is read whole: `byte_range` is always None, this format has no ranges).
+    is read whole: `part` is always None, this format has no ranges).
 
     A file that ends early or is corrupt ends with a Rejection of the whole file; so does a
     file with no bytes at all. Blank lines are not documents.
