@@ -36,7 +36,7 @@ class Reader:
     of the part (a ReadRange) only when one is given. `ranges(raw, parts, options)` cuts a file
     into about `parts` ReadRanges, each holding whole documents and read on its own, together
     the whole file; None for a format that can only be read from its start (a compressed stream
-    cannot be split).
+    cannot be split). `suffixes` are lower case; a file's name matches them in any case.
     """
     name: str
     suffixes: tuple[str, ...]
