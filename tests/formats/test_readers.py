@@ -5,13 +5,13 @@ import json
 import pytest
 
 from tokfx.formats.documents import CorpusError, Rejection
-from tokfx.formats.readers import UNKNOWN, ReadOptions, jsonl, read_documents, reader_for, text
+from tokfx.formats.readers import UNKNOWN, ReadOptions, jsonl, parquet, read_documents, reader_for, text
 from tokfx.formats.readers.policy import FAIL, CollectingPolicy, ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
 
 SEP = "<|endoftext|>"
 KNOWN = (".jsonl, .jsonl.gz, .jsonl.zst, .json, .json.gz, .json.zst, .ndjson, .ndjson.gz, .ndjson.zst,"
-         " .txt")
+         " .txt, .parquet")
 
 
 @pytest.mark.parametrize("name, reader", [
@@ -20,16 +20,17 @@ KNOWN = (".jsonl, .jsonl.gz, .jsonl.zst, .json, .json.gz, .json.zst, .ndjson, .n
     ("a.ndjson", jsonl.READER), ("a.ndjson.gz", jsonl.READER), ("a.ndjson.zst", jsonl.READER),
     ("A.JSONL", jsonl.READER), ("a.Json.GZ", jsonl.READER), ("a.NDJSON.Zst", jsonl.READER),
     ("a.txt", text.READER), ("gs://bucket/x.jsonl.txt", text.READER), ("a.Txt", text.READER),
-    ("a.TXT", text.READER),
-    ("a.txt.gz", UNKNOWN), ("a.parquet", UNKNOWN), ("corpus.en", UNKNOWN), ("a.csv", UNKNOWN),
+    ("a.TXT", text.READER), ("a.parquet", parquet.READER), ("s3://b/000_00000.PARQUET", parquet.READER),
+    ("a.txt.gz", UNKNOWN), ("a.parquet.gz", UNKNOWN), ("corpus.en", UNKNOWN), ("a.csv", UNKNOWN),
     ("README", UNKNOWN), ("a.jsonl.bz2", UNKNOWN), ("a.jsonlines", UNKNOWN), ("a.json5", UNKNOWN),
 ])
 def test_a_file_is_read_by_the_reader_of_its_suffix_in_any_case(name, reader):
     assert reader_for(name) is reader
 
 
-def test_only_text_can_be_read_in_byte_ranges():
-    assert text.READER.ranges is not None and jsonl.READER.ranges is None and UNKNOWN.ranges is None
+def test_text_and_parquet_can_be_read_in_ranges_and_nothing_else():
+    assert [reader.name for reader in (jsonl.READER, text.READER, parquet.READER, UNKNOWN)
+            if reader.ranges is not None] == ["text", "parquet"]
 
 
 @pytest.mark.parametrize("name, suffix", [

@@ -4,14 +4,14 @@ one more module, listed in READERS.
 
 - `jsonl`: .jsonl, .json, .ndjson, each plain, .gz or .zst (read whole; `compression` streams
   them);
-- `text`: .txt, cut into documents at the special tokens, readable in byte ranges.
+- `text`: .txt, cut into documents at the special tokens, readable in byte ranges;
+- `parquet`: .parquet, a text column and optionally an id column, readable in row-group ranges.
 
 A file of any other suffix is rejected as a whole (under the error policy, `policy`) rather than
 read as text: text has no signature to recognise it by, so that fallback would read whatever
-such a file holds (a .csv or .html would be trained on as text, a .txt.gz or .parquet
-file rejected as "not valid UTF-8" instead of named for what it is), and each new reader
-(Parquet is next) would silently change what an existing input means. A plain-text file of
-another name is read once it is named .txt.
+such a file holds (a .csv or .html would be trained on as text, a .txt.gz file rejected as "not
+valid UTF-8" instead of named for what it is), and each new reader would silently change what an
+existing input means. A plain-text file of another name is read once it is named .txt.
 
 `read_documents` reads local files through their readers and one error policy: what the
 `tokfx` commands (train, encode, eval) and the library's counting read.
@@ -24,11 +24,11 @@ from pathlib import PurePosixPath
 from typing import BinaryIO
 
 from tokfx.formats.documents import Document, Rejection
-from tokfx.formats.readers import jsonl, text
+from tokfx.formats.readers import jsonl, parquet, text
 from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
-READERS: tuple[Reader, ...] = (jsonl.READER, text.READER)
+READERS: tuple[Reader, ...] = (jsonl.READER, text.READER, parquet.READER)
 SUFFIXES = tuple(suffix for reader in READERS for suffix in reader.suffixes)
 
 

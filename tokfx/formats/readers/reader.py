@@ -21,8 +21,9 @@ ByteRange = ReadRange
 @dataclass(frozen=True)
 class ReadOptions:
     """How documents are found in a file. `separators` cut a text file into documents (the
-    special tokens; none: the whole file is one document); the fields name a JSON record's text
-    and id (no id field: a document is named by its place, `file:line`)."""
+    special tokens; none: the whole file is one document); the fields name a JSON record's (or a
+    Parquet file's columns of) text and id (no id field: a document is named by its place,
+    `file:line`, `file:row` in Parquet)."""
     text_field: str = "text"
     id_field: str | None = None
     separators: tuple[str, ...] = ()
