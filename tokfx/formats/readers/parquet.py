@@ -54,7 +54,7 @@ def _is_string(kind: pa.DataType) -> bool:
 
 def _columns(schema: pa.Schema, options: ReadOptions) -> list[str] | str:
     """The columns to read, or why the file cannot be read."""
-    wanted = list(dict.fromkeys(field for field in (options.text_field, options.id_field) if field))
+    wanted = list(dict.fromkeys(f for f in (options.text_field, options.id_field) if f is not None))
     for column in wanted:
         found = len(schema.get_all_field_indices(column))
         if found != 1:
