@@ -14,7 +14,7 @@ from tokfx.formats.documents import Document, Rejection
 
 # A part of a file, [start, end) in its format's unit: bytes for text, row groups for Parquet.
 ReadRange = tuple[int, int]
-# The old name, until beam_jobs/read.py (being rewritten) follows; then delete this line.
+# The old name, until beam_jobs/plan.py (ReadTask.part) follows; then delete this line.
 ByteRange = ReadRange
 
 
