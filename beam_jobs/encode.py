@@ -166,9 +166,10 @@ class _EncodeTask(beam.DoFn):
         yield beam.pvalue.TaggedOutput(TASKS, receipt)
 
     def _progress(self, task: ReadTask, done: float, totals: _Task, seconds: float) -> None:
-        left = f", about {seconds * (1 - done) / done:,.0f} s left of this task" if done > 0 else ""
-        self._log("task %s of %s (%s): %.0f %% read, %s documents, %s tokens, %.1f MB/s%s", task,
-                  100 * done, f"{totals.documents:,}", f"{totals.tokens:,}",
+        read = "" if done is None else f"{100 * done:.0f} % read, "
+        left = f", about {seconds * (1 - done) / done:,.0f} s left of this task" if done else ""
+        self._log("task %s of %s (%s): %s%s documents, %s tokens, %.1f MB/s%s", task, read,
+                  f"{totals.documents:,}", f"{totals.tokens:,}",
                   totals.text_bytes / 1e6 / max(seconds, 1e-9), left)
 
     def _temporary(self, name: str) -> str:

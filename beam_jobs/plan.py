@@ -17,7 +17,7 @@ from apache_beam.io.filesystems import FileSystems
 from tokfx.formats.documents import Rejection
 from tokfx.formats.readers import UNKNOWN, ReadOptions, reader_for
 from tokfx.formats.readers.policy import ErrorPolicy
-from tokfx.formats.readers.reader import ByteRange
+from tokfx.formats.readers.reader import ReadRange
 from beam_jobs.files import open_raw
 
 
@@ -27,7 +27,7 @@ class ReadTask(NamedTuple):
     index: int
     path: str
     size: int
-    part: ByteRange | None
+    part: ReadRange | None
 
     def describe(self) -> str:
         return self.path + (f" part {self.part[0]:,}-{self.part[1]:,}" if self.part else "")

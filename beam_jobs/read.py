@@ -43,17 +43,21 @@ class TaskReader:
 
     def __init__(self, task: ReadTask, options: ReadOptions):
         self.task, self.options = task, options
-        self.start, self.end = task.part if task.part and task.part != (0, 0) else (0, task.size)
+        self.reader = reader_for(task.path)
+        # A part is in bytes for text only (row groups for Parquet: progress then unknown).
+        self.known = task.part is None or self.reader.name == "text"
+        self.start, self.end = task.part if task.part and self.known and task.part != (0, 0) else (0, task.size)
         self._raw = None
 
     def __iter__(self):
         with open_raw(self.task.path) as self._raw:
-            yield from reader_for(self.task.path).read(self._raw, self.task.path, self.options,
-                                                       self.task.part)
+            yield from self.reader.read(self._raw, self.task.path, self.options, self.task.part)
 
-    def done(self) -> float:
+    def done(self) -> float | None:
         """Share of the task read so far (by the position in the stored file: a .txt part or a
-        Parquet row group is read at once, so it moves in steps there)."""
+        Parquet row group is read at once, so it moves in steps there); None where unknown."""
+        if not self.known:
+            return None
         if self._raw is None or self._raw.closed or self.end <= self.start:
             return 1.0 if self._raw is not None else 0.0
         return min(1.0, max(0.0, (self._raw.tell() - self.start) / (self.end - self.start)))

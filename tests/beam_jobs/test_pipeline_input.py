@@ -67,7 +67,8 @@ BAD_INPUTS = [
     ("empty.jsonl", b"", None, "empty file"),
     ("empty.txt", b"", None, "empty file"),
     ("notes.md", b"plain text of another name", None,
-     "not a corpus file: tokfx reads .jsonl, .jsonl.gz, .jsonl.zst, .txt"),
+     "not a corpus file (.md): tokfx reads .jsonl, .jsonl.gz, .jsonl.zst, .json, .json.gz,"
+     " .json.zst, .ndjson, .ndjson.gz, .ndjson.zst, .txt, .parquet"),
 ]
 IDS = ["not-json", "no-field", "not-string", "bad-utf8", "lone-surrogate", "bad-utf8-txt",
        "truncated-zst", "truncated-gz", "empty-jsonl", "empty-txt", "unknown-suffix"]

@@ -3,6 +3,8 @@ import subprocess
 import sys
 import tempfile
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import fixture_path
@@ -48,6 +50,23 @@ def test_encode_text_and_files(tokenizer_dir, tmp_path, capsys):
     rows = [json.loads(line) for line in (tmp_path / "ids.jsonl").read_text().splitlines()]
     assert [r["input_ids"] for r in rows] == [tok.encode("a dog"), tok.encode("a cat")]
     assert [r["line"] for r in rows] == [1, 2]
+
+
+def test_train_and_encode_read_parquet(tokenizer_dir, tmp_path, capsys):
+    # The .txt fixture's documents as a FineWeb-like Parquet file: the same tokenizer.
+    documents = [d for d in fixture_path("tinystories_sample.txt").read_text("utf-8").split(EOT) if d]
+    corpus = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"text": documents, "id": [f"doc-{i}" for i in range(len(documents))],
+                             "url": ["https://example.com/"] * len(documents)}),
+                   corpus, row_group_size=max(1, len(documents) // 5))
+    assert main(["train", str(corpus), "--vocab-size", "300", "--output", str(tmp_path / "tok"),
+                 "-q"]) == 0
+    assert (tmp_path / "tok" / "tokfx.json").read_bytes() == (tokenizer_dir / "tokfx.json").read_bytes()
+    assert main(["encode", str(tokenizer_dir), str(corpus), "-o", str(tmp_path / "ids.jsonl")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "ids.jsonl").read_text().splitlines()]
+    tok = Tokenizer.load(tokenizer_dir)
+    assert [r["input_ids"] for r in rows] == [tok.encode(d) for d in documents]
+    assert [r["line"] for r in rows] == list(range(1, len(documents) + 1))
 
 
 def test_inspect(tokenizer_dir):

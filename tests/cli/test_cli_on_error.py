@@ -106,8 +106,9 @@ def test_a_file_of_another_suffix_is_refused(tmp_path, capsys):
     corpus = tmp_path / "corpus.en"
     corpus.write_text("\n".join(TEXTS))
     assert main(["train", str(corpus), "-o", str(tmp_path / "tok"), "-q"]) == 2
-    assert capsys.readouterr().err == (f"tokfx: error: {corpus}: not a corpus file: tokfx reads"
-                                       " .jsonl, .jsonl.gz, .jsonl.zst, .txt\n")
+    assert capsys.readouterr().err == (f"tokfx: error: {corpus}: not a corpus file (.en): tokfx reads"
+                                       " .jsonl, .jsonl.gz, .jsonl.zst, .json, .json.gz, .json.zst,"
+                                       " .ndjson, .ndjson.gz, .ndjson.zst, .txt, .parquet\n")
 
 
 def test_encode_reads_a_txt_file_as_one_document_and_fails_on_bad_input(tmp_path, tokenizer_dir, capsys):

@@ -1,4 +1,5 @@
-"""The JSON-lines reader (tokfx.formats.readers.jsonl): .jsonl, .jsonl.gz, .jsonl.zst."""
+"""The JSON-lines reader (tokfx.formats.readers.jsonl): .jsonl, .json, .ndjson, each plain, .gz or
+.zst, in any case."""
 import gzip
 import io
 import json
@@ -21,12 +22,14 @@ def _read(data: bytes, name: str = "c.jsonl", **options) -> list:
     return list(READER.read(io.BytesIO(data), name, ReadOptions(**options), None))
 
 
-@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".jsonl.zst"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz",
+                                    ".json.zst", ".ndjson", ".ndjson.gz", ".ndjson.zst", ".JSONL",
+                                    ".Json.GZ", ".ndjson.ZST"])
 def test_reads_every_format(suffix):
     data = _jsonl(DOCS)
-    if suffix.endswith(".gz"):
+    if suffix.lower().endswith(".gz"):
         data = gzip.compress(data)
-    elif suffix.endswith(".zst"):
+    elif suffix.lower().endswith(".zst"):
         data = zstandard.ZstdCompressor().compress(data)
     name = f"c{suffix}"
     assert _read(data, name) == [Document(f"{name}:{i}", d["text"], f"{name}:{i}")
@@ -90,3 +93,34 @@ def test_an_empty_file_is_rejected_whole(data):
 
 def test_a_file_of_blank_lines_has_no_documents_and_is_not_empty():
     assert _read(b"\n\n") == []
+
+
+ARRAY = "a JSON array, not JSON lines (one object per line)"
+SPREAD = "JSON over several lines, not JSON lines (one object per line)"
+
+
+@pytest.mark.parametrize("data, reason", [
+    (json.dumps(DOCS).encode(), ARRAY),                             # one line
+    (json.dumps(DOCS, indent=2).encode(), ARRAY),                   # pretty-printed
+    (b"\n  \n" + json.dumps(DOCS, indent=1).encode(), ARRAY),       # after blank lines
+    (json.dumps({"text": "a", "id": 1}, indent=2).encode(), SPREAD),
+    (b'{"text": "a",\n "id": 1}\n', SPREAD),
+    (b'{"text":\n "a"}\n' + _jsonl(DOCS), SPREAD),
+])
+def test_one_json_document_is_rejected_whole_not_line_by_line(data, reason):
+    assert _read(data, "c.json") == [Rejection("c.json", None, reason, whole_file=True)]
+    assert _read(gzip.compress(data), "c.JSON.gz") == [Rejection("c.JSON.gz", None, reason, whole_file=True)]
+
+
+def test_a_broken_first_record_is_a_rejection_of_its_line_only():
+    # Cut inside a string (a pretty-printed object's first line never is), or not JSON at all.
+    for first in (b'{"text": "cut off\n', b'{not json}\n', b'{"text": "\xff"\n'):
+        items = _read(first + _jsonl(DOCS), "c.json")
+        assert [type(i) for i in items] == [Rejection, Document, Document, Document]
+        assert items[0].line == 1 and not items[0].whole_file
+
+
+def test_only_the_first_record_tells_a_json_document():
+    items = _read(_jsonl(DOCS[:1]) + b"[1, 2]\n{\n", "c.jsonl")
+    assert items[1:] == [Rejection("c.jsonl", 2, "no 'text' field"),
+                         Rejection("c.jsonl", 3, "not JSON (Expecting property name enclosed in double quotes)")]

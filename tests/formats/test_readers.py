@@ -5,34 +5,44 @@ import json
 import pytest
 
 from tokfx.formats.documents import CorpusError, Rejection
-from tokfx.formats.readers import UNKNOWN, ReadOptions, jsonl, read_documents, reader_for, text
+from tokfx.formats.readers import UNKNOWN, ReadOptions, jsonl, parquet, read_documents, reader_for, text
 from tokfx.formats.readers.policy import FAIL, CollectingPolicy, ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
 
 SEP = "<|endoftext|>"
-KNOWN = ".jsonl, .jsonl.gz, .jsonl.zst, .txt"
+KNOWN = (".jsonl, .jsonl.gz, .jsonl.zst, .json, .json.gz, .json.zst, .ndjson, .ndjson.gz, .ndjson.zst,"
+         " .txt, .parquet")
 
 
 @pytest.mark.parametrize("name, reader", [
     ("a.jsonl", jsonl.READER), ("dir/a.jsonl.gz", jsonl.READER), ("a.b.jsonl.zst", jsonl.READER),
-    ("a.txt", text.READER), ("gs://bucket/x.jsonl.txt", text.READER),
-    ("a.json", UNKNOWN), ("a.txt.gz", UNKNOWN), ("a.parquet", UNKNOWN), ("corpus.en", UNKNOWN),
-    ("README", UNKNOWN), ("a.jsonl.bz2", UNKNOWN),
+    ("a.json", jsonl.READER), ("a.json.gz", jsonl.READER), ("a.json.zst", jsonl.READER),
+    ("a.ndjson", jsonl.READER), ("a.ndjson.gz", jsonl.READER), ("a.ndjson.zst", jsonl.READER),
+    ("A.JSONL", jsonl.READER), ("a.Json.GZ", jsonl.READER), ("a.NDJSON.Zst", jsonl.READER),
+    ("a.txt", text.READER), ("gs://bucket/x.jsonl.txt", text.READER), ("a.Txt", text.READER),
+    ("a.TXT", text.READER), ("a.parquet", parquet.READER), ("s3://b/000_00000.PARQUET", parquet.READER),
+    ("a.txt.gz", UNKNOWN), ("a.parquet.gz", UNKNOWN), ("corpus.en", UNKNOWN), ("a.csv", UNKNOWN),
+    ("README", UNKNOWN), ("a.jsonl.bz2", UNKNOWN), ("a.jsonlines", UNKNOWN), ("a.json5", UNKNOWN),
 ])
-def test_a_file_is_read_by_the_reader_of_its_suffix(name, reader):
+def test_a_file_is_read_by_the_reader_of_its_suffix_in_any_case(name, reader):
     assert reader_for(name) is reader
 
 
-def test_only_text_can_be_read_in_byte_ranges():
-    assert text.READER.ranges is not None and jsonl.READER.ranges is None and UNKNOWN.ranges is None
+def test_text_and_parquet_can_be_read_in_ranges_and_nothing_else():
+    assert [reader.name for reader in (jsonl.READER, text.READER, parquet.READER, UNKNOWN)
+            if reader.ranges is not None] == ["text", "parquet"]
 
 
-def test_a_file_of_another_suffix_is_rejected_whole(tmp_path):
-    path = tmp_path / "notes.md"
+@pytest.mark.parametrize("name, suffix", [
+    ("notes.md", ".md"), ("table.CSV", ".CSV"), ("a.txt.gz", ".txt.gz"), ("a.jsonl.bz2", ".jsonl.bz2"),
+    ("v1.2.csv", ".csv"), ("README", "no suffix")])
+def test_a_file_of_another_suffix_is_rejected_whole_naming_its_suffix(tmp_path, name, suffix):
+    path = tmp_path / name
     path.write_text("plain text, but not named .txt")
     with open(path, "rb") as raw:
         assert list(reader_for(path).read(raw, str(path), ReadOptions(), None)) == [
-            Rejection(str(path), None, f"not a corpus file: tokfx reads {KNOWN}", whole_file=True)]
+            Rejection(str(path), None, f"not a corpus file ({suffix}): tokfx reads {KNOWN}",
+                      whole_file=True)]
 
 
 def test_fail_raises_the_rejection_as_one_line_and_skip_hands_it_back():

@@ -10,7 +10,8 @@ class CorpusError(ValueError):
 
 
 class Document(NamedTuple):
-    """One corpus document. `source` locates it: `file:line`, or `file@byte offset` in a .txt."""
+    """One corpus document. `source` locates it: `file:line`, `file@byte offset` in a .txt, or
+    `file:row` in a .parquet (its row in the file, from 1)."""
     id: str
     text: str
     source: str
@@ -24,8 +25,9 @@ def utf8_length(text: str) -> int:
 class Rejection(NamedTuple):
     """A document, or a whole file (`whole_file`), that could not be read, and why.
 
-    `line` is the document's line in the file where the reader knows it: a .txt document read
-    in a byte range that does not start the file has none (its reason gives the byte offset).
+    `line` is the document's line in the file (its row in a .parquet) where the reader knows it:
+    a .txt document read in a byte range that does not start the file has none (its reason gives
+    the byte offset).
     """
     file: str
     line: int | None

@@ -1,16 +1,17 @@
 """Corpus readers: one module per input format, each defining one `Reader` (reader.py), and the
-registry that picks a file's reader by its suffix. A new format is one more module, listed in
-READERS.
+registry that picks a file's reader by its suffix, in any case (`.JSONL`, `.Txt`). A new format is
+one more module, listed in READERS.
 
-- `jsonl`: .jsonl, .jsonl.gz, .jsonl.zst (read whole; `compression` streams them);
-- `text`: .txt, cut into documents at the special tokens, readable in byte ranges.
+- `jsonl`: .jsonl, .json, .ndjson, each plain, .gz or .zst (read whole; `compression` streams
+  them);
+- `text`: .txt, cut into documents at the special tokens, readable in byte ranges;
+- `parquet`: .parquet, a text column and optionally an id column, readable in row-group ranges.
 
 A file of any other suffix is rejected as a whole (under the error policy, `policy`) rather than
 read as text: text has no signature to recognise it by, so that fallback would read whatever
-such a file holds (a .json array or a .csv would be trained on as text, a .txt.gz or .parquet
-file rejected as "not valid UTF-8" instead of named for what it is), and each new reader
-(Parquet is next) would silently change what an existing input means. A plain-text file of
-another name is read once it is named .txt.
+such a file holds (a .csv or .html would be trained on as text, a .txt.gz file rejected as "not
+valid UTF-8" instead of named for what it is), and each new reader would silently change what an
+existing input means. A plain-text file of another name is read once it is named .txt.
 
 `read_documents` reads local files through their readers and one error policy: what the
 `tokfx` commands (train, encode, eval) and the library's counting read.
@@ -19,21 +20,30 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from pathlib import PurePosixPath
 from typing import BinaryIO
 
 from tokfx.formats.documents import Document, Rejection
-from tokfx.formats.readers import jsonl, text
+from tokfx.formats.readers import jsonl, parquet, text
 from tokfx.formats.readers.policy import ErrorPolicy
-from tokfx.formats.readers.reader import ByteRange, Reader, ReadOptions
+from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
-READERS: tuple[Reader, ...] = (jsonl.READER, text.READER)
+READERS: tuple[Reader, ...] = (jsonl.READER, text.READER, parquet.READER)
 SUFFIXES = tuple(suffix for reader in READERS for suffix in reader.suffixes)
 
 
+def _suffix(name: str) -> str:
+    """A file's suffix for a message: the last one, with the one before it when the last is a
+    compression's (`.txt.gz` says more than `.gz`)."""
+    suffixes = PurePosixPath(name).suffixes
+    keep = 2 if suffixes and suffixes[-1].lower() in (".gz", ".zst", ".bz2", ".xz") else 1
+    return "".join(suffixes[-keep:])
+
+
 def _refuse(raw: BinaryIO, name: str, options: ReadOptions,
-            byte_range: ByteRange | None = None) -> Iterator[Rejection]:
-    yield Rejection(name, None, f"not a corpus file: tokfx reads {', '.join(SUFFIXES)}",
-                    whole_file=True)
+            part: ReadRange | None = None) -> Iterator[Rejection]:
+    yield Rejection(name, None, f"not a corpus file ({_suffix(name) or 'no suffix'}): tokfx reads"
+                    f" {', '.join(SUFFIXES)}", whole_file=True)
 
 
 # The reader of the files no reader reads: it rejects them whole.
@@ -41,8 +51,8 @@ UNKNOWN = Reader("unknown", (), _refuse)
 
 
 def reader_for(path: str | os.PathLike) -> Reader:
-    """The reader of `path`, by its suffix; UNKNOWN for a suffix no reader reads."""
-    name = str(path)
+    """The reader of `path`, by its suffix in any case; UNKNOWN for a suffix no reader reads."""
+    name = str(path).lower()
     return next((reader for reader in READERS if name.endswith(reader.suffixes)), UNKNOWN)
 
 

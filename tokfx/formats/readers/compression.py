@@ -1,4 +1,5 @@
-"""Decompressed line streams of .jsonl / .jsonl.gz / .jsonl.zst files, read as they come.
+"""Decompressed line streams of JSON-lines files (.gz, .zst or neither, by the name's suffix in
+any case), read as they come.
 
 A truncated or corrupt stream raises (EOFError, OSError, zlib.error or zstandard.ZstdError), so
 that no reader loses the end of a file silently.
@@ -45,10 +46,11 @@ def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
 
 
 def iter_lines(raw: BinaryIO, name: str) -> Iterator[bytes]:
-    """The decompressed lines of an open .jsonl / .jsonl.gz / .jsonl.zst file, streamed."""
-    if name.endswith(".gz"):
+    """The decompressed lines of an open file, streamed: gzip or zstd by its suffix."""
+    suffix = name.lower()
+    if suffix.endswith(".gz"):
         yield from gzip.GzipFile(fileobj=raw)
-    elif name.endswith(".zst"):
+    elif suffix.endswith(".zst"):
         yield from _lines(_zstd_chunks(raw))
     else:
         yield from raw

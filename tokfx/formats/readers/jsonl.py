@@ -1,9 +1,11 @@
-"""JSON-lines documents: .jsonl, .jsonl.gz, .jsonl.zst, one JSON object per line, its text in a
-field (`text` by default) and optionally its id in another.
+"""JSON-lines documents: one JSON object per line, its text in a field (`text` by default) and
+optionally its id in another. The usual names: .jsonl, .json, .ndjson, each plain, .gz or .zst.
 
 Bad input is a Rejection naming the file and line: a line that is not JSON, a missing or
 non-string text field, text that is not valid UTF-8; a truncated or corrupt compressed file
-is a Rejection of the whole file, and so is a file with no bytes. A compressed stream cannot be
+is a Rejection of the whole file, and so are a file with no bytes and a file that is one JSON
+document (an array, or an object over several lines: a .json file often is), told by its first
+line rather than rejected line by line as "not JSON". A compressed stream cannot be
 split: a file is read from its start, whole.
 """
 from __future__ import annotations
@@ -17,7 +19,7 @@ import zstandard
 
 from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers.compression import iter_lines
-from tokfx.formats.readers.reader import ByteRange, Reader, ReadOptions
+from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
 
 def _document(record, text_field: str, id_field: str | None, source: str) -> Document | str:
@@ -39,19 +41,44 @@ def _document(record, text_field: str, id_field: str | None, source: str) -> Doc
     return Document(str(record[id_field]), text, source)
 
 
+def _one_json_document(line: bytes) -> str | None:
+    """Why a file whose first non-blank line is `line` is one JSON document, not JSON lines; None
+    when it is not. An array starts with "["; an object spread over lines is cut off at the end
+    of its first line (a line cut inside a string is a broken record instead: JSON strings hold
+    no newlines, so a pretty-printed object's first line never ends inside one)."""
+    text = line.strip()
+    if text.startswith(b"["):
+        return "a JSON array, not JSON lines (one object per line)"
+    if text.startswith(b"{"):
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.pos >= len(exc.doc):
+                return "JSON over several lines, not JSON lines (one object per line)"
+        except UnicodeDecodeError:
+            pass
+    return None
+
+
 def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
-               byte_range: ByteRange | None = None) -> Iterator[Document | Rejection]:
+               part: ReadRange | None = None) -> Iterator[Document | Rejection]:
     """Each record of an open JSON-lines file as a Document or a Rejection, streamed (the file
-    is read whole: `byte_range` is always None, this format has no ranges).
+    is read whole: `part` is always None, this format has no ranges).
 
     A file that ends early or is corrupt ends with a Rejection of the whole file; so does a
-    file with no bytes at all. Blank lines are not documents.
+    file with no bytes at all. A file that is one JSON document is rejected whole instead of
+    read. Blank lines are not documents.
     """
     line_no = 0
+    first = True
     try:
         for line_no, line in enumerate(iter_lines(raw, name), start=1):
             if not line.strip():
                 continue
+            if first and (reason := _one_json_document(line)):
+                yield Rejection(name, None, reason, whole_file=True)
+                return
+            first = False
             try:
                 record = json.loads(line)
             except UnicodeDecodeError:
@@ -72,4 +99,5 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
         yield Rejection(name, None, "empty file", whole_file=True)
 
 
-READER = Reader("jsonl", (".jsonl", ".jsonl.gz", ".jsonl.zst"), read_jsonl)
+READER = Reader("jsonl", tuple(name + compressed for name in (".jsonl", ".json", ".ndjson")
+                              for compressed in ("", ".gz", ".zst")), read_jsonl)

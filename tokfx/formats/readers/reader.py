@@ -12,14 +12,16 @@ from typing import BinaryIO
 
 from tokfx.formats.documents import Document, Rejection
 
-ByteRange = tuple[int, int]  # [start, end) in the file
+# A part of a file, [start, end) in its format's unit: bytes for text, row groups for Parquet.
+ReadRange = tuple[int, int]
 
 
 @dataclass(frozen=True)
 class ReadOptions:
     """How documents are found in a file. `separators` cut a text file into documents (the
-    special tokens; none: the whole file is one document); the fields name a JSON record's text
-    and id (no id field: a document is named by its place, `file:line`)."""
+    special tokens; none: the whole file is one document); the fields name a JSON record's (or a
+    Parquet file's columns of) text and id (no id field: a document is named by its place,
+    `file:line`, `file:row` in Parquet)."""
     text_field: str = "text"
     id_field: str | None = None
     separators: tuple[str, ...] = ()
@@ -29,12 +31,13 @@ class ReadOptions:
 class Reader:
     """One input format.
 
-    `read(raw, name, options, byte_range)` yields the documents of the open file `raw` named
-    `name`, of the byte range only when one is given. `ranges(raw, parts, options)` cuts a file
-    into about `parts` byte ranges, each holding whole documents and read on its own; None for a
-    format that can only be read from its start (a compressed stream cannot be split).
+    `read(raw, name, options, part)` yields the documents of the open file `raw` named `name`,
+    of the part (a ReadRange) only when one is given. `ranges(raw, parts, options)` cuts a file
+    into about `parts` ReadRanges, each holding whole documents and read on its own, together
+    the whole file; None for a format that can only be read from its start (a compressed stream
+    cannot be split). `suffixes` are lower case; a file's name matches them in any case.
     """
     name: str
     suffixes: tuple[str, ...]
-    read: Callable[[BinaryIO, str, ReadOptions, ByteRange | None], Iterator[Document | Rejection]]
-    ranges: Callable[[BinaryIO, int, ReadOptions], Sequence[ByteRange]] | None = None
+    read: Callable[[BinaryIO, str, ReadOptions, ReadRange | None], Iterator[Document | Rejection]]
+    ranges: Callable[[BinaryIO, int, ReadOptions], Sequence[ReadRange]] | None = None

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from tokfx.formats.documents import Document, Rejection
-from tokfx.formats.readers.reader import ByteRange, Reader, ReadOptions
+from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 from tokfx.pre_tokenizers.boundaries import find_chunk_boundaries
 from tokfx.special_tokens import SpecialTokens
 
@@ -46,7 +46,7 @@ def split_text_documents(data: bytes, start: int, name: str, separators: Sequenc
 
 
 def read_text(raw: BinaryIO, name: str, options: ReadOptions,
-              byte_range: ByteRange | None = None) -> Iterator[Document | Rejection]:
+              byte_range: ReadRange | None = None) -> Iterator[Document | Rejection]:
     """The documents of an open text file, or of one byte range of it."""
     if byte_range is None:
         start, data = 0, raw.read()
@@ -58,7 +58,7 @@ def read_text(raw: BinaryIO, name: str, options: ReadOptions,
                                     line=1 if start == 0 else None)
 
 
-def text_ranges(raw: BinaryIO, parts: int, options: ReadOptions) -> list[ByteRange]:
+def text_ranges(raw: BinaryIO, parts: int, options: ReadOptions) -> list[ReadRange]:
     """About `parts` byte ranges covering the file, cut at separators: each holds whole
     documents. A file without separators is one document, so one range."""
     bounds = find_chunk_boundaries(raw, parts if options.separators else 1, options.separators)
