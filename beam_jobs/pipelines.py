@@ -162,7 +162,8 @@ def build_run(p, opts: TokfxOptions) -> None:
     # The first pass: documents counted for training (the rejected records are the second
     # pass's, which reads the same tasks).
     documents = (tasks | "ReadForCounting" >> ReadTasks(_read_options(opts), opts.on_error,
-                                                        len(plan.tasks), not opts.quiet))["documents"]
+                                                        len(plan.tasks), not opts.quiet,
+                                                        counted=False))["documents"]
     training_docs, fraction = documents, opts.eval_fraction
     if fraction:
         training_docs = documents | "NotHeldOut" >> beam.Filter(

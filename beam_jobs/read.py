@@ -24,16 +24,18 @@ log = logging.getLogger(__name__)
 
 
 class Policy:
-    """The error policy in a Beam step: a skipped rejection is counted and tagged `rejected`."""
+    """The error policy in a Beam step: a skipped rejection is counted (unless `counted` is
+    False: a pass that reads what another pass records) and tagged `rejected`."""
 
-    def __init__(self, on_error: str):
-        self.policy = ErrorPolicy(on_error)
+    def __init__(self, on_error: str, counted: bool = True):
+        self.policy, self.counted = ErrorPolicy(on_error), counted
         self.rejected_docs = Metrics.counter("tokfx", "documents_rejected")
         self.rejected_files = Metrics.counter("tokfx", "files_rejected")
 
     def reject(self, rejection: Rejection):
         self.policy.reject(rejection)  # raises under fail
-        (self.rejected_files if rejection.whole_file else self.rejected_docs).inc()
+        if self.counted:
+            (self.rejected_files if rejection.whole_file else self.rejected_docs).inc()
         return beam.pvalue.TaggedOutput(REJECTED, rejection)
 
 
@@ -66,14 +68,15 @@ class TaskReader:
 class _Read(beam.DoFn):
     """A ReadTask -> Documents (main output) and Rejections."""
 
-    def __init__(self, on_error: str, options: ReadOptions, task_count: int, progress: bool):
-        self.on_error, self.options = on_error, options
+    def __init__(self, on_error: str, options: ReadOptions, task_count: int, progress: bool,
+                 counted: bool):
+        self.on_error, self.options, self.counted = on_error, options, counted
         self.task_count, self.progress = task_count, progress
         self.documents = Metrics.counter("tokfx", "documents_counted")
         self.usec = Metrics.counter("tokfx", "usec_read")
 
     def setup(self):
-        self.policy = Policy(self.on_error)
+        self.policy = Policy(self.on_error, self.counted)
 
     def process(self, task: ReadTask):
         items, busy, documents = iter(TaskReader(task, self.options)), 0.0, 0
@@ -100,12 +103,13 @@ class ReadTasks(beam.PTransform):
     """ReadTasks -> {"documents": Documents, "rejected": Rejections} (tokfx.formats.documents)."""
 
     def __init__(self, options: ReadOptions, on_error: str = "fail", task_count: int = 0,
-                 progress: bool = False):
+                 progress: bool = False, counted: bool = True):
         """With `progress`, each task logs what it read (`task_count`: the plan's, for the
-        lines)."""
+        lines). `counted`: whether the rejections count in the run's metrics (not in `tokfx
+        run`'s counting pass: its encoding pass reads and records the same ones)."""
         super().__init__()
         ErrorPolicy(on_error)  # refuse an unknown policy here, not in every worker
-        self.read = _Read(on_error, options, task_count, progress)
+        self.read = _Read(on_error, options, task_count, progress, counted)
 
     def expand(self, tasks):
         # Reshuffle spreads the tasks over workers (else they stay fused in one bundle).

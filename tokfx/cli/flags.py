@@ -85,12 +85,12 @@ class Flag:
 
 _FLAGS = [
     # What is read.
-    Flag(("--input",), "file pattern of .jsonl, .jsonl.gz, .jsonl.zst or .txt files (repeatable;"
+    Flag(("--input",), "file pattern of JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (repeatable;"
          " default: the sample corpus shipped with tokfx)", action="append"),
-    Flag(("files",), ".txt, .jsonl, .jsonl.gz or .jsonl.zst files (default: the sample corpus shipped"
+    Flag(("files",), "JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (default: the sample corpus shipped"
          " with tokfx)", nargs="*"),
-    Flag(("--text-field",), "JSON field holding the text", default="text"),
-    Flag(("--id-field",), "JSON field holding a document id (default: file:line)"),
+    Flag(("--text-field",), "JSON field or Parquet column holding the text", default="text"),
+    Flag(("--id-field",), "JSON field or Parquet column holding a document id (default: file:line, file:row in Parquet)"),
     Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
          " as rejected and go on (into OUTPUT/rejected/rejected.jsonl, or OUTPUT.rejected.jsonl beside"
          " the output of count, train and eval)", default="fail", choices=ON_ERROR),
@@ -158,7 +158,7 @@ _FLAGS = [
     Flag(("--output-dir",), "run the Beam pipeline instead: shards and manifest into this directory"
          " (corpus from --input PATTERN; see tokfx run --help)"),
     Flag(("tokenizers",), "tokenizer directories", nargs="+", metavar="TOKENIZER_DIR"),
-    Flag(("--corpus",), ".txt or .jsonl[.gz|.zst] files", nargs="+", required=True, metavar="FILE"),
+    Flag(("--corpus",), "JSON-lines, .txt or .parquet files", nargs="+", required=True, metavar="FILE"),
     Flag(("-o", "--output"), "report directory", required=True, key="report_output"),
     Flag(("--separator",), f"text that separates documents in a .txt file (repeatable; default"
          f" {DEFAULT_SPECIAL})", action="append"),
