@@ -138,14 +138,14 @@ class _EncodeTask(beam.DoFn):
                 totals.tokens += len(ids)
                 totals.text_bytes += text_bytes
                 if writer.token_bytes >= settings.shard_size:
-                    yield self._close(writer, task, part, key, totals.items, started)
+                    yield self._close(writer, task, part, key, totals.items)
                     writer, part = None, part + 1
                 totals.usec["write"] += time.perf_counter() - clock
                 if settings.progress and clock - last_line > PROGRESS_EVERY:
                     last_line = clock
                     self._progress(task, reader.done(), totals, clock - started)
             if writer is not None:
-                yield self._close(writer, task, part, key, totals.items, started)
+                yield self._close(writer, task, part, key, totals.items)
                 writer, part = None, part + 1
         finally:
             if writer is not None:
@@ -179,8 +179,8 @@ class _EncodeTask(beam.DoFn):
         return ShardWriter(lambda name: create(self._temporary(name)), shard_name(task, part),
                            vocab_size, metadata)
 
-    def _close(self, writer: ShardWriter, task: ReadTask, part: int, key: str, items_end: int,
-               started: float) -> ShardReceipt:
+    def _close(self, writer: ShardWriter, task: ReadTask, part: int, key: str,
+               items_end: int) -> ShardReceipt:
         info = writer.close()
         names = sorted(info.files)
         FileSystems.rename([self._temporary(name) for name in names],

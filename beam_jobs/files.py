@@ -1,7 +1,8 @@
-"""Write files to their place on any Beam filesystem (local, gs://, s3://)."""
+"""Read and write files in their place on any Beam filesystem (local, gs://, s3://)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 
 from apache_beam.io.filesystem import CompressionTypes
@@ -44,3 +45,18 @@ def sha256(path: str) -> str:
         while block := f.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
+
+
+def write_json(destination: str, data) -> None:
+    """The small JSON files of an output directory (receipts, settings): sorted keys, so the
+    same data gives the same bytes."""
+    write_bytes(destination, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+
+
+def read_json(path: str):
+    """A JSON file's data; None if it is missing or does not parse (a file torn by a crash)."""
+    try:
+        with open_raw(path) as f:
+            return json.loads(f.read())
+    except (OSError, ValueError):
+        return None

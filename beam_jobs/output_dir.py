@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from apache_beam.io.filesystems import FileSystems
 
 from tokfx.formats.shards.manifest import MANIFEST_JSON
-from beam_jobs.files import open_raw, write_bytes
+from beam_jobs.files import read_json, write_bytes, write_json
 from beam_jobs.manifest import REJECTED_DIR
 from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR
 
@@ -42,14 +42,6 @@ TORN_LOCK_SECONDS = 10
 # the very tokenizer it encodes with).
 OURS = {"run": (MANIFEST_JSON, SETTINGS_JSON, TOKENIZER_DIR, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, EVAL_DIR),
         "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR)}
-
-
-def _read_json(path: str) -> dict | None:
-    try:
-        with open_raw(path) as f:
-            return json.loads(f.read())
-    except (OSError, ValueError):
-        return None
 
 
 class OutputDir:
@@ -67,7 +59,7 @@ class OutputDir:
         everything of an earlier run with --overwrite, else what is written last."""
         settings = {"command": self.command, "config": config}
         present = self._present()
-        previous = _read_json(self.join(SETTINGS_JSON)) if SETTINGS_JSON in present else None
+        previous = read_json(self.join(SETTINGS_JSON)) if SETTINGS_JSON in present else None
         if present and previous != settings and not overwrite:
             if previous is None:
                 why = f"holds {', '.join(present)} of a run whose settings are unknown"
@@ -84,8 +76,7 @@ class OutputDir:
         for name in clear:
             if FileSystems.exists(self.join(name)):
                 FileSystems.delete([self.join(name)])
-        write_bytes(self.join(SETTINGS_JSON),
-                    (json.dumps(settings, indent=1, sort_keys=True) + "\n").encode())
+        write_json(self.join(SETTINGS_JSON), settings)
 
     @contextmanager
     def lock(self):
@@ -94,7 +85,7 @@ class OutputDir:
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": round(time.time())}
         data = (json.dumps(owner) + "\n").encode()
         while not self._create_exclusive(path, data):
-            holder = _read_json(path)
+            holder = read_json(path)
             if holder is None and self._age(path) < TORN_LOCK_SECONDS:
                 holder = {"pid": "?", "host": "?", "started": time.time()}  # being written now
             if holder is not None and not self._stale(holder):

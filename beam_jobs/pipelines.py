@@ -143,7 +143,8 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
                                         tokenizer_dir))
 
 
-def build_run(p, opts: TokfxOptions) -> None:
+def build_run(p, opts: TokfxOptions) -> dict:
+    """The graph of `tokfx run`; returns the config its output directory records."""
     inputs = _inputs(opts)
     keywords = training_keywords(opts)  # checks the settings before the pipeline runs
     params = {name: value for name, value in keywords.items() if name not in BASIC_KEYWORDS}
@@ -181,7 +182,8 @@ def build_run(p, opts: TokfxOptions) -> None:
     return config
 
 
-def build_encode(p, opts: TokfxOptions) -> None:
+def build_encode(p, opts: TokfxOptions) -> dict:
+    """The graph of `tokfx encode --output-dir`; returns the config its output records."""
     if not opts.tokenizer:
         raise ValueError("tokfx encode --output-dir needs a tokenizer directory")
     tokenizer = Tokenizer.load(opts.tokenizer)
@@ -219,7 +221,6 @@ def build_count(p, opts: TokfxOptions) -> None:
      | "Rejected" >> beam.Flatten()
      | "AllRejected" >> beam.combiners.ToList()
      | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output), write_bytes))
-    return None
 
 
 def _counters(result) -> dict[str, int]:
@@ -235,14 +236,14 @@ def summary(counters: dict[str, int], seconds: float, written: str) -> str:
     stages = ", ".join(f"{stage} {counters[f'usec_{stage}'] / 1000:,.0f} ms"
                        for stage in ("read", "count", "train", "encode", "write")
                        if f"usec_{stage}" in counters)
+    kept = (f" (and {counters['shards_kept']:,} shards kept from an earlier run)"
+            if counters.get("shards_kept") else "")
     lines = [f"read {counters.get('documents_read', 0):,} documents"
              f" ({counters.get('bytes_read', 0):,} bytes),"
              f" rejected {counters.get('documents_rejected', 0):,} documents"
              f" and {counters.get('files_rejected', 0):,} files",
              f"{counters.get('pretokens', 0):,} pre-tokens counted;"
-             f" {counters.get('documents_written', 0):,} documents written"
-             + (f" (and {counters['shards_kept']:,} shards kept from an earlier run)"
-                if counters.get("shards_kept") else "") + ","
+             f" {counters.get('documents_written', 0):,} documents written{kept},"
              f" {counters.get('tokens', 0):,} tokens",
              f"wrote {written}",
              f"{seconds:.1f} s in all; processing time summed over workers: {stages or '-'}"]

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from apache_beam.io.filesystems import FileSystems
 
-from beam_jobs.files import open_raw, sha256, write_bytes
+from beam_jobs.files import read_json, sha256, write_json
 from beam_jobs.plan import ReadTask
 
 SHARDS_DIR = "shards"
@@ -69,10 +69,6 @@ class TaskReceipt(NamedTuple):
     files_rejected: int
 
 
-def _json(data) -> bytes:
-    return (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
-
-
 class Receipts:
     """The receipts of one output directory."""
 
@@ -83,14 +79,7 @@ class Receipts:
         return FileSystems.join(self.output_dir, relative)
 
     def _receipt(self, name: str) -> dict | None:
-        path = self.path(f"{RECEIPTS_DIR}/{name}.json")
-        if not FileSystems.exists(path):
-            return None
-        try:
-            with open_raw(path) as f:
-                return json.loads(f.read())
-        except (OSError, ValueError):
-            return None  # a torn receipt is no receipt
+        return read_json(self.path(f"{RECEIPTS_DIR}/{name}.json"))  # a torn receipt is none
 
     def _files_intact(self, receipt: ShardReceipt) -> bool:
         for relative, sha in receipt.files.items():
@@ -123,7 +112,7 @@ class Receipts:
 
     def write(self, receipt: ShardReceipt | TaskReceipt) -> None:
         name = receipt.name if isinstance(receipt, ShardReceipt) else f"task-{receipt.task:05d}"
-        write_bytes(self.path(f"{RECEIPTS_DIR}/{name}.json"), _json(receipt._asdict()))
+        write_json(self.path(f"{RECEIPTS_DIR}/{name}.json"), receipt._asdict())
 
     def forget(self, task: int, first_part: int) -> None:
         """Remove the task's receipt, and its shards' receipts and files (finished or

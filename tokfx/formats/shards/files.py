@@ -17,14 +17,6 @@ def local_opener(directory: str | os.PathLike) -> Opener:
     return lambda name: open(directory / name, "wb")
 
 
-def file_sha256(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class HashingFile:
     """A write-only file that passes everything on to `file` and keeps its sha256 and size (what
     pyarrow's ParquetWriter needs of a Python file: write, tell, flush, close, closed)."""
