@@ -122,7 +122,8 @@ def run_old_pattern(megabytes, tasks=8, doc_bytes=4000, num_keys=4, extra=MULTI)
     return tasks * docs_per_task, counters
 
 
-@BEAM_RACE
+# Not strict: a race, which a busy machine sometimes misses (about 1 run in 5 here under load).
+@pytest.mark.xfail(strict=False, reason=BEAM_RACE.kwargs["reason"])
 def test_many_large_documents_grouped_into_few_keys_all_arrive(short_flush):
     """The old `tokfx run` data flow, two worker processes: no document may go missing between
     the read stage and the grouped shards. Fails on Beam 2.77 (about 2.5 s; e.g. expected
