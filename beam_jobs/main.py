@@ -7,10 +7,11 @@ import logging
 import re
 import sys
 
+from tokfx.cli.files import os_error_line
+from tokfx.cli.flags import add_flags
 from tokfx.cli.pipeline_commands import PIPELINE_HELP
 from tokfx.formats.documents import CorpusError
-from beam_jobs.options import TokfxOptions
-from beam_jobs.pipelines import run
+from beam_jobs.logs import show_logs_for
 
 def _corpus_error(exc: BaseException) -> str | None:
     """The CorpusError message inside an error a Beam runner wrapped (with its traceback)."""
@@ -25,9 +26,11 @@ def run_command(command: str, argv: list[str]) -> int:
     if "-h" in argv or "--help" in argv:
         parser = argparse.ArgumentParser(prog=f"tokfx {command}",
                                          description=PIPELINE_HELP[command] + "; any Beam pipeline option also passes through")
-        TokfxOptions._add_argparse_args(parser)
+        add_flags(parser, "pipeline")
         parser.print_help()
         return 0
+    show_logs_for(argv)
+    from beam_jobs.pipelines import run  # imports Beam, which logs as it is imported
     # Beam logs a worker's exception with its traceback before re-raising it; the user gets the
     # one-line message below instead (an unexpected error is re-raised with its traceback).
     logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
@@ -36,7 +39,10 @@ def run_command(command: str, argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("tokfx: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, FileNotFoundError) as exc:
+    except OSError as exc:
+        print(f"tokfx: error: {os_error_line(exc)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"tokfx: error: {_corpus_error(exc) or exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a runner's wrapper around a worker's error

@@ -3,10 +3,15 @@ own (`--runner`, ...), and the local runner that runs them by default."""
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 
 from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.portability import python_urns
+from apache_beam.runners.portability.fn_api_runner import fn_runner
 
 from tokfx.cli.flags import add_flags
+from beam_jobs.logs import QUIET, VERBOSE
 
 # The local runner, named: Beam's default (DirectRunner) would first try to download and start
 # the Prism runner, and use it when it can, a runner tokfx is never tested on.
@@ -21,12 +26,27 @@ class TokfxOptions(PipelineOptions):
         add_flags(parser, "pipeline")
 
 
+class _LocalRunner(fn_runner.FnApiRunner):
+    """The FnApiRunner, whose multi_processing workers start as `python -m beam_jobs.worker`
+    (the same SDK worker, with tokfx's terminal log) instead of Beam's own command."""
+
+    def __init__(self, worker_flags: list[str], **kwargs):
+        super().__init__(**kwargs)
+        self._worker_command = shlex.join([sys.executable, "-m", "beam_jobs.worker", *worker_flags])
+
+    def run_via_runner_api(self, pipeline_proto, options):
+        for environment in pipeline_proto.components.environments.values():
+            if environment.urn == python_urns.SUBPROCESS_SDK:
+                environment.payload = self._worker_command.encode()
+        return super().run_via_runner_api(pipeline_proto, options)
+
+
 def local_runner(options: PipelineOptions):
     """The FnApiRunner, given the pipeline options to hand its workers (as Beam's DirectRunner
     does when it picks it; by name alone, a multi_processing worker would get none, and so not
     the log levels set for it)."""
     from apache_beam.portability.api import beam_provision_api_pb2
-    from apache_beam.runners.portability.fn_api_runner import fn_runner, worker_handlers
+    from apache_beam.runners.portability.fn_api_runner import worker_handlers
     from apache_beam.runners.portability.portable_runner import JobServiceHandle
 
     # Only Beam's own options, and only those set: the workers' parser knows no tokfx flag (the
@@ -42,5 +62,7 @@ def local_runner(options: PipelineOptions):
     # shorten it to provoke the race) is left alone.
     if worker_handlers.DATA_BUFFER_TIME_LIMIT_MS == _BEAMS_FLUSH_MS:
         worker_handlers.DATA_BUFFER_TIME_LIMIT_MS = 0
-    return fn_runner.FnApiRunner(provision_info=fn_runner.ExtendedProvisionInfo(
+    opts = options.view_as(TokfxOptions)
+    worker_flags = [flag for flag, given in ((VERBOSE, opts.verbose), (QUIET[-1], opts.quiet)) if given]
+    return _LocalRunner(worker_flags, provision_info=fn_runner.ExtendedProvisionInfo(
         beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded)))

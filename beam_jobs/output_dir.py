@@ -26,6 +26,7 @@ from contextlib import contextmanager
 
 from apache_beam.io.filesystems import FileSystems
 
+from tokfx.cli.files import check_output_dir
 from tokfx.formats.shards.manifest import MANIFEST_JSON
 from beam_jobs.files import read_json, write_bytes, write_json
 from beam_jobs.manifest import REJECTED_DIR
@@ -81,6 +82,8 @@ class OutputDir:
     @contextmanager
     def lock(self):
         """Hold the directory for this run; refuse if a live run holds it."""
+        if FileSystems.get_scheme(self.path) is None:
+            check_output_dir(self.path, "--output-dir" if self.command == "encode" else "--output")
         path = self.join(LOCK)
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": round(time.time())}
         data = (json.dumps(owner) + "\n").encode()

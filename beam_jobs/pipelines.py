@@ -51,23 +51,26 @@ from beam_jobs.records import TokenizerFile
 from beam_jobs.train import TrainVocab
 
 
-def _options(argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
+def _options(command: str, argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
     refuse_underscore_spellings(argv, "pipeline")
     options = PipelineOptions(argv)
     # Beam only warns about a flag it does not know; a misspelt --vocab-size would silently
     # train with the default.
     unknown = set(options.get_all_options(retain_unknown_options=True)) - set(options.get_all_options())
     if unknown:
-        raise ValueError(f"unknown option(s): {', '.join('--' + u for u in sorted(unknown))}")
+        given = [arg.split("=")[0] for arg in argv if arg.startswith("--")]
+        named = [next((g for g in given if g[2:].replace("-", "_") == u), "--" + u) for u in sorted(unknown)]
+        raise ValueError(f"unknown option(s): {', '.join(named)} (tokfx {command} --help lists them)")
     if options.view_as(StandardOptions).runner is None:
         options.view_as(StandardOptions).runner = DEFAULT_RUNNER
-    if options.view_as(StandardOptions).runner == DEFAULT_RUNNER:
+    opts = options.view_as(TokfxOptions)
+    if options.view_as(StandardOptions).runner == DEFAULT_RUNNER and not opts.verbose:
         _quiet_local_workers(options)
-    return options, options.view_as(TokfxOptions)
+    return options, opts
 
 
 def _quiet_local_workers(options: PipelineOptions) -> None:
-    """The DirectRunner's multi_processing workers write Beam's INFO log into the terminal
+    """The local runner's multi_processing workers write Beam's INFO log into the terminal
     (some 60 lines a run): keep their warnings and our progress lines, unless the user set the
     levels. (On a cluster runner the workers' log goes to its log service, so it is left alone.)"""
     worker = options.view_as(WorkerOptions)
@@ -253,17 +256,6 @@ def summary(counters: dict[str, int], seconds: float, written: str) -> str:
 BUILDERS = {"run": build_run, "count": build_count, "encode": build_encode}
 
 
-def _show_progress() -> None:
-    """The steps' progress lines (files read, shards written) on stderr."""
-    logger = logging.getLogger("beam_jobs")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("tokfx: %(message)s"))
-        logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False  # Beam gives the root logger a handler of its own
-
-
 def _peak_memory() -> str:
     """Peak resident memory of this process and of its largest child (the local runner's
     workers), as the kernel counts them."""
@@ -290,12 +282,10 @@ def _written(command: str, opts: TokfxOptions, counters: dict[str, int]) -> str:
 def run(command: str, argv: list[str]):
     """Build and run the pipeline of `command`; print progress and the summary; return the
     counters."""
-    options, opts = _options(argv)
+    options, opts = _options(command, argv)
     opts.output = _absolute(opts.output)
     if opts.lines_output:
         opts.lines_output = _absolute(opts.lines_output)
-    if not opts.quiet:
-        _show_progress()
     start = time.perf_counter()
     if opts.lines_output and command != "count":
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")

@@ -10,6 +10,7 @@ for a file that has changed since is not taken for this one's (beam_jobs.receipt
 """
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 from apache_beam.io.filesystems import FileSystems
@@ -50,7 +51,13 @@ def plan_reads(patterns, options: ReadOptions, task_bytes: int, policy: ErrorPol
         if not matched:
             rejected.append(policy.reject(Rejection(pattern, None, "the pattern matches no file",
                                                     whole_file=True)))
-        files.update((m.path, m.size_in_bytes) for m in matched)
+        for m in matched:
+            if FileSystems.get_scheme(m.path) is None and os.path.isdir(m.path):
+                rejected.append(policy.reject(Rejection(m.path, None, "a directory: give a pattern of its"
+                                                        f" files, e.g. --input '{m.path}/*.jsonl.zst'",
+                                                        whole_file=True)))
+            else:
+                files[m.path] = m.size_in_bytes
     tasks = []
     for path in sorted(files):
         reader = reader_for(path)

@@ -7,8 +7,10 @@ after it.
 """
 from __future__ import annotations
 
+import logging
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import apache_beam as beam
@@ -19,11 +21,17 @@ from tokfx.models.training import train
 from beam_jobs.files import publish
 from beam_jobs.records import TokenizerFile
 
+log = logging.getLogger(__name__)
+
 
 def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict | None = None):
     start = time.perf_counter()
     # The lines need no sort here: SaGe orders them itself (tokfx.models.sage.pieces.line_pieces).
-    tokenizer = train(dict(sorted(counts.items())), lines=lines, **settings)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tokenizer = train(dict(sorted(counts.items())), lines=lines, **settings)
+    for warning in caught:  # on a worker too, where a warning would go to its stderr unformatted
+        log.warning("warning: %s", warning.message)
     with tempfile.TemporaryDirectory() as local:
         tokenizer.save(local)
         for path in sorted(Path(local).iterdir()):

@@ -64,8 +64,6 @@ def output_digests(out: Path) -> dict[str, str]:
 # The installed `tokfx` command (not `python -m tokfx.cli`, which would put the working
 # directory, maybe the source folder without its built extensions, on sys.path).
 TOKFX = str(Path(sys.executable).parent / "tokfx")
-# What `import apache_beam` logs on stderr when apitools is not installed: not tokfx's.
-BEAM_IMPORT_WARNING = "WARNING:root:apitools not found"
 
 
 def run_tokfx(*args, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess:
@@ -75,9 +73,8 @@ def run_tokfx(*args, cwd: Path, timeout: float = 180) -> subprocess.CompletedPro
 
 
 def stderr_lines(stderr: str) -> list[str]:
-    """The non-empty lines of a tokfx command's stderr, without Beam's import warning."""
-    return [line for line in stderr.splitlines()
-            if line.strip() and not line.startswith(BEAM_IMPORT_WARNING)]
+    """The non-empty lines of a tokfx command's stderr."""
+    return [line for line in stderr.splitlines() if line.strip()]
 
 
 def file_identities(out: Path, folder: str = "shards") -> dict[str, tuple[int, int]]:

@@ -334,6 +334,6 @@ def test_local_worker_processes_keep_beams_info_log_out_of_the_terminal(corpus, 
     run("count", ["--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "c.parquet"),
                   "--direct_running_mode=multi_processing", "--direct_num_workers=2"])
     err = capfd.readouterr().err
-    assert "beam_jobs.read:counted task " in err  # a worker's progress line
+    assert "tokfx: counted task " in err  # a worker's progress line
     assert "INFO:apache_beam" not in err and "sdk harness" not in err
     assert "local_job_service:Worker" not in err

@@ -188,7 +188,7 @@ def test_fail_message_through_the_portable_runner(tmp_path, capsys):
 
 def test_a_misspelt_option_is_an_error_not_a_default(tmp_path, capsys):
     assert main(["run", "--vocab-sise", "300", "--output", str(tmp_path / "out")]) == 2
-    assert "unknown option(s): --vocab_sise" in capsys.readouterr().err
+    assert "unknown option(s): --vocab-sise (tokfx run --help lists them)" in capsys.readouterr().err
 
 
 def test_id_field_names_the_documents(tmp_path):

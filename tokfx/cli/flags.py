@@ -151,6 +151,8 @@ _FLAGS = [
          " id) from training, and write the trained tokenizer's eval report on them into"
          " OUTPUT/eval/ (they are still in the shards)", type=float, default=0.0),
     Flag(("-q", "--quiet"), "no progress output", action="store_true"),
+    Flag(("--verbose",), "Beam's own log too: its INFO lines and the start-up lines tokfx leaves out",
+         action="store_true"),
     # Encoding, inspecting, evaluating.
     Flag(("tokenizer",), "tokenizer directory or tokfx.json", key="tokenizer_dir"),
     Flag(("--text",), "encode this text and print its ids"),
@@ -186,7 +188,8 @@ COMMAND_FLAGS = {
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
-                 "overwrite", "special_tokens_in_text", "append_eos", "task_bytes", "on_error", "quiet"),
+                 "overwrite", "special_tokens_in_text", "append_eos", "task_bytes", "on_error", "quiet",
+                 "verbose"),
 }
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from tokfx.cli import encode, evaluate, inspect, train
+from tokfx.cli.files import os_error_line
 from tokfx.cli.flags import COMMAND_FLAGS, add_flags, refuse_underscore_spellings
 from tokfx.cli.pipeline_commands import PIPELINE_HELP, pipeline_argv
 from tokfx.formats.documents import CorpusError
@@ -30,8 +32,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line (Python's own format adds the file, line and source of the call)."""
+    print(f"tokfx: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    warnings.showwarning = _warning_line
     pipeline = pipeline_argv(argv)
     if pipeline is not None:
         from beam_jobs.main import run_command  # Beam is imported only for the pipeline commands
@@ -41,9 +49,16 @@ def main(argv: list[str] | None = None) -> int:
             refuse_underscore_spellings(argv[1:], argv[0])
         args = build_parser().parse_args(argv)
         args.run(args)
-    except (ValueError, FileNotFoundError, CorpusError) as exc:
-        print(f"tokfx: error: {exc}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print("tokfx: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file that cannot be read or written
+        print(f"tokfx: error: {os_error_line(exc)}", file=sys.stderr)
+        return 2
+    except (ValueError, CorpusError) as exc:
+        print(f"tokfx: error: {exc}", file=sys.stderr)
+        return 2
     return 0
+

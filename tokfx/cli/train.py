@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 
 from tokfx.cli.flags import special_tokens, training_keywords
+from tokfx.cli.files import check_output_dir
 from tokfx.cli.skipped import note_skipped
 from tokfx.counting.corpus_files import count_corpus_files
 from tokfx.data import sample_corpus
@@ -18,6 +19,7 @@ HELP = "train a tokenizer: corpus files in, tokenizer directory out"
 
 
 def run(args) -> None:
+    check_output_dir(args.output, "-o")
     keywords = training_keywords(args)
     progress = Progress(not args.quiet)
     lines = {} if trains_on_lines(args.algorithm, keywords) else None

@@ -12,6 +12,7 @@ which `tokfx.train` and the command line accept by name) and a `train` method; i
 """
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -56,8 +57,14 @@ class Model:
     scaffold: ScaffoldVocab | None = None
 
 
+class ShortVocabularyWarning(UserWarning):
+    """Training ended below the vocabulary size asked for: the corpus had no more to learn."""
+
+
 class Trainer(ABC):
     name: ClassVar[str]
+    # Why this trainer can end below vocab_size (ShortVocabularyWarning).
+    runs_out: ClassVar[str] = "the corpus has no more tokens to learn"
     # Whether it learns from line counts too (with its `context` parameter at "line").
     takes_lines: ClassVar[bool] = False
 
@@ -86,10 +93,16 @@ class Trainer(ABC):
         """Learn from the pre-token counts (and `lines`, when `reads_lines()`)."""
 
 
-def finish(model: Model, algorithm: str, target: Target) -> Tokenizer:
-    """The tokenizer of a learned model: the special tokens appended after its tokens."""
+def finish(model: Model, trainer: Trainer, target: Target) -> Tokenizer:
+    """The tokenizer of a learned model: the special tokens appended after its tokens. A
+    vocabulary smaller than asked for is a ShortVocabularyWarning, not an error: the tokenizer
+    is as good as the corpus allows."""
     tokens = list(model.tokens)
+    size = len(tokens) + len(target.special_tokens)
+    if size < target.vocab_size:
+        warnings.warn(ShortVocabularyWarning(f"{trainer.name}: {trainer.runs_out}: vocabulary {size:,}"
+                                             f" of the {target.vocab_size:,} asked for"), stacklevel=3)
     special_ids = target.special_tokens.ids_after(len(tokens))
     tokens += [target.alphabet.token_of_text(name) for name in target.special_tokens]
-    return Tokenizer(tokens, model.merges, special_ids, target.pattern, algorithm, model.params,
+    return Tokenizer(tokens, model.merges, special_ids, target.pattern, trainer.name, model.params,
                      target.alphabet, model.segmenter, model.segmenter_params, model.scaffold)

@@ -95,7 +95,7 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     else:
         counts = count_pretokens(texts_or_counts, pattern, special_tokens)
     target = Target(vocab_size, SpecialTokens(special_tokens), base, pattern)
-    tokenizer = finish(trainer.train(counts, target, Progress(progress), lines), algorithm, target)
+    tokenizer = finish(trainer.train(counts, target, Progress(progress), lines), trainer, target)
     if segmenter is not None:
         tokenizer = tokenizer.with_segmenter(segmenter, **(segmenter_params or {}))
     return tokenizer

@@ -13,6 +13,7 @@ from tokfx.segmenters.bpe import token_bytes
 class BpeTrainer(Trainer):
     """Ids: the alphabet's base symbols (0-255 for bytes), then one per merge in order."""
     name = "bpe"
+    runs_out = "no pair left to merge"
 
     def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
               lines: Mapping[bytes, int] | None = None) -> Model:

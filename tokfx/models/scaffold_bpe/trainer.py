@@ -32,6 +32,7 @@ class ScaffoldBpeTrainer(Trainer):
     """Model ids: the base symbols, then the normal learned tokens in the order they were made;
     `vocab_size` counts these (and the special tokens), not the scaffold tokens."""
     name = "scaffold-bpe"
+    runs_out = "no pair left to merge"
 
     def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
               lines: Mapping[bytes, int] | None = None) -> Model:

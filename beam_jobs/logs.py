@@ -1,0 +1,54 @@
+"""What a pipeline run writes to the terminal, in the launcher and in the local runner's worker
+processes alike: tokfx's progress lines (`tokfx: ...`), and Beam's warnings and errors, but not
+Beam's start-up chatter unless `--verbose` is given.
+
+The chatter is a handful of lines that every run printed and that say nothing about the run: an
+import-time warning that Google Cloud's apitools is missing, a worker saying it created its log
+handler and found no staging directory (nothing is staged locally), and Beam's "Discarding
+unparseable args", which tokfx checks itself (an unknown flag is an error naming it).
+
+This module does not import Beam: it must run before Beam is imported, because Beam's
+import-time `logging.warning` gives the root logger a handler of its own when it has none.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+
+VERBOSE = "--verbose"
+QUIET = ("-q", "--quiet")
+
+# The start of each chatter line (Beam 2.6x's wording).
+_CHATTER = ("apitools not found", "Logging handler created", "No semi_persistent_directory",
+            "Discarding unparseable args")
+
+
+class _DropChatter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(_CHATTER)
+
+
+def show_logs(verbose: bool, quiet: bool) -> None:
+    """Set up this process's terminal log (once; a second call changes nothing)."""
+    root = logging.getLogger()
+    if any(getattr(h, "tokfx", False) for h in root.handlers):
+        return
+    beams = logging.StreamHandler(sys.stderr)
+    beams.setFormatter(logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
+    beams.tokfx = True
+    if not verbose:
+        beams.addFilter(_DropChatter())
+        # The launcher: Beam's INFO lines (Prism, worker start-up) only with --verbose.
+        root.setLevel(logging.WARNING)
+    root.addHandler(beams)
+    ours = logging.getLogger("beam_jobs")
+    lines = logging.StreamHandler(sys.stderr)
+    lines.setFormatter(logging.Formatter("tokfx: %(message)s"))
+    ours.addHandler(lines)
+    ours.setLevel(logging.WARNING if quiet else logging.INFO)
+    ours.propagate = False  # not a second time through the root's handler
+
+
+def show_logs_for(argv: list[str]) -> None:
+    """`show_logs` for a pipeline command line, read before Beam parses it (see above)."""
+    show_logs(VERBOSE in argv, any(flag in argv for flag in QUIET))
