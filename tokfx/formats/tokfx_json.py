@@ -56,6 +56,8 @@ def tokenizer_to_dict(tokenizer) -> dict:
         doc["segmenter"] = {"name": tokenizer.segmenter, "params": tokenizer.segmenter_params}
     if tokenizer.scaffold is not None:
         doc["scaffold"] = tokenizer.scaffold.to_dict()
+    if tokenizer.scores is not None:
+        doc["scores"] = tokenizer.scores
     return doc
 
 
@@ -80,7 +82,7 @@ def tokenizer_from_dict(doc: dict, make: Callable, source: str = TOKFX_JSON):
         scaffold = ScaffoldVocab.from_dict(doc["scaffold"], alphabet) if "scaffold" in doc else None
         return make(tokens, [tuple(m) for m in doc["merges"]], special, pattern,
                     doc["algorithm"], doc["params"], alphabet, segmenter["name"],
-                    segmenter["params"], scaffold)
+                    segmenter["params"], scaffold, doc.get("scores"))
     except ValueError as exc:
         raise ValueError(f"{source}: not a valid tokfx.json: {exc}") from None
 
