@@ -164,12 +164,14 @@ class UnigramTrainer(Trainer):
             raise ValueError(f"seed_size {p.seed_size} is smaller than vocab_size {final} (without"
                              " special tokens)")
         start = time.perf_counter()
-        packed = packed_words(counts, alphabet)
+        # Sorted: the float sums of the EM depend on the order of the pre-tokens.
+        packed = packed_words(dict(sorted(counts.items())), alphabet)
         tokens, scores = seed_vocabulary(*packed, alphabet.size, p.seed_size, p.max_width)
         progress.report(f"unigram: seed vocabulary of {len(tokens):,} tokens in"
                         f" {time.perf_counter() - start:.2f} s")
-        for step, (tokens, scores, done) in enumerate(em_rounds(packed, tokens, scores, final, alphabet.size, p), 1):
-            progress.report(f"unigram: round {step}: {done}")
+        for step, done in enumerate(em_rounds(packed, tokens, scores, final, alphabet.size, p), 1):
+            tokens, scores = done.tokens, done.scores
+            progress.report(f"unigram: round {step}: {done.summary}")
         # Learned tokens by score, highest first, ties by symbols (as sentencepiece orders pieces).
         order = sorted(range(alphabet.size, len(tokens)), key=lambda i: (-scores[i], tokens[i]))
         ids = list(range(alphabet.size)) + order
@@ -181,10 +183,19 @@ class UnigramTrainer(Trainer):
                      segmenter_params={"max_width": p.max_width}, scores=[scores[i] for i in ids])
 
 
+@dataclass
+class EmRound:
+    """One round: EM (leaving `em_size` tokens), then, unless the size was reached, a prune to
+    max(final, shrinking_factor x em_size); the tokens and scores after it."""
+    em_size: int
+    tokens: list[tuple[int, ...]]
+    scores: list[float]
+    summary: str
+
+
 def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: list[float],
               final: int, alphabet_size: int, p: UnigramTrainer.Params):
-    """Yield (tokens, scores, summary) after each round: EM, then a prune to max(final,
-    shrinking_factor x size); the last round is EM alone, once the size is at most `final`."""
+    """The rounds down to `final` tokens; the last is EM alone, once the size is at most `final`."""
     while True:
         start = time.perf_counter()
         for _ in range(p.em_iterations):
@@ -192,10 +203,11 @@ def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]],
             tokens, scores = m_step(tokens, expected, alphabet_size, final)
         summary = f"EM log likelihood {likelihood:,.1f}, {len(tokens):,} tokens"
         if len(tokens) <= final:
-            yield tokens, scores, summary + f", {time.perf_counter() - start:.2f} s"
+            yield EmRound(len(tokens), tokens, scores, summary + f", {time.perf_counter() - start:.2f} s")
             return
-        done = prune(*packed, tokens, scores, max(final, int(len(tokens) * p.shrinking_factor)),
+        em_size = len(tokens)
+        done = prune(*packed, tokens, scores, max(final, int(em_size * p.shrinking_factor)),
                      alphabet_size, p.max_width)
         tokens, scores = done.tokens, done.scores
-        yield tokens, scores, (summary + f"; Viterbi corpus {done.corpus_tokens:,} tokens, kept"
-                               f" {done.size:,}, {time.perf_counter() - start:.2f} s")
+        yield EmRound(em_size, tokens, scores, summary + f"; Viterbi corpus {done.corpus_tokens:,} tokens,"
+                      f" kept {done.size:,}, {time.perf_counter() - start:.2f} s")
