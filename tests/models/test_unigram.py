@@ -269,3 +269,15 @@ def test_encoding_maximises_the_likelihood_under_the_scores(english):
     for piece in pretokens:
         want += [t for _, _, t in ref.viterbi(list(piece), tokens, tok.scores, 16)[1]]
     assert tok._encoder.encode_pieces(data, ends) == want
+
+
+def test_command_line_trains_unigram_with_its_options(tmp_path):
+    from tokfx.cli.main import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(fixture_path("corpus.en").read_text(encoding="utf-8")[:20_000], encoding="utf-8")
+    main(["train", str(corpus), "-o", str(tmp_path / "tok"), "--algorithm", "unigram", "--vocab-size", "400",
+          "--shrinking-factor", "0.5", "--em-iterations", "1", "-q"])
+    tok = Tokenizer.load(tmp_path / "tok")
+    assert tok.vocab_size == 400 and tok.segmenter == "likelihood"
+    assert tok.params["shrinking_factor"] == 0.5 and tok.params["em_iterations"] == 1
