@@ -17,6 +17,12 @@ def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int
     """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces
     symbols[offsets[k]:offsets[k+1]] (each occurrence counted counts[k] times), most frequent
     first, ties by their symbols: a list of symbol tuples."""
+    return [gram for gram, _ in top_ngram_counts(symbols, offsets, counts, how_many, max_width)]
+
+
+def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
+                     Py_ssize_t how_many, int max_width):
+    """As top_ngrams, each n-gram with its count: a list of (symbol tuple, count)."""
     cdef SymbolTrie trie
     # Per trie node: the n-gram's count, its parent node, last symbol and length.
     cdef vector[int64_t] node_count
@@ -63,4 +69,4 @@ def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int
                 child = parent[child]
             found.append((-node_count[node], tuple(reversed(gram))))
     found.sort()
-    return [gram for _, gram in found[:how_many]]
+    return [(gram, -negative_count) for negative_count, gram in found[:how_many]]

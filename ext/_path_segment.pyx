@@ -5,6 +5,8 @@ cjk alphabet its remapped symbols):
   widths 1..L tried in increasing order); among equal paths the longest last token (L) or a
   uniform random one by reservoir sampling (R), then a backtrack from the end.
 - greedy: the longest token that is a prefix of the rest, left to right (greedy.pxd).
+- likelihood: the most likely path under the tokens' log probabilities (lattice.pxd: Viterbi,
+  the longest last token winning ties).
 
 Twin: tokfx.reference.path_segment.
 """
@@ -16,15 +18,17 @@ from libcpp.vector cimport vector
 from cjk_remap cimport cjk_symbols
 from greedy cimport greedy
 from id_list cimport id_objects, ids_as_list
+from lattice cimport Best, viterbi, viterbi_tokens
 from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
                           cache_store, cacheable, hash_piece, mix)
 from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward
 from symbol_trie cimport SymbolTrie, trie_build
 
 cdef enum:
-    GREEDY = 2  # the third mode beside forward's tie rules LONGEST and RANDOM
+    GREEDY = 2  # the third and fourth modes beside forward's tie rules LONGEST and RANDOM
+    LIKELIHOOD = 3
 
-MODES = {"pathpiece-l": LONGEST, "pathpiece-r": RANDOM, "greedy": GREEDY}
+MODES = {"pathpiece-l": LONGEST, "pathpiece-r": RANDOM, "greedy": GREEDY, "likelihood": LIKELIHOOD}
 
 
 cdef inline uint64_t piece_seed(uint64_t seed, const int32_t* symbols, Py_ssize_t n) noexcept nogil:
@@ -39,7 +43,7 @@ cdef inline uint64_t piece_seed(uint64_t seed, const int32_t* symbols, Py_ssize_
 
 @cython.final
 cdef class PathSegmenter:
-    """Segments pieces with pathpiece-l, pathpiece-r or greedy over a vocabulary, with a bounded
+    """Segments pieces with pathpiece-l, pathpiece-r, greedy or likelihood over a vocabulary, with a bounded
     cache piece bytes -> ids (a piece segments the same wherever it occurs, pathpiece-r too).
 
     Not thread-safe: the cache and scratch buffers are shared by all calls.
@@ -56,15 +60,18 @@ cdef class PathSegmenter:
     cdef vector[int32_t] _out
     cdef PieceCache _cache
     cdef list _id_objects  # id_list.id_objects
+    cdef vector[double] _scores  # likelihood: the log probability of each token id
+    cdef Best _best
     # Of the reversed tokens, but for greedy. Last: its 4 KB root table between the header and
     # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
     # aliasing of those stores with the root table's loads for common symbols.
     cdef SymbolTrie _trie
 
     def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None,
-                 cache_size=1 << 18):
+                 cache_size=1 << 18, scores=None):
         """tokens: by id, each a sequence of base symbols, or None for an id that segmentation
-        never produces (a special token). Tokens wider than max_width symbols are never used."""
+        never produces (a special token). Tokens wider than max_width symbols are never used.
+        scores (likelihood only): by id, each token's log probability (None for a None token)."""
         if mode not in MODES:
             raise ValueError(f"unknown segmenter {mode!r}; known: {', '.join(sorted(MODES))}")
         if max_width < 1:
@@ -73,6 +80,15 @@ cdef class PathSegmenter:
             raise ValueError(f"seed must be in [0, 2**64), got {seed}")
         if cache_size < 0:
             raise ValueError(f"cache_size must be >= 0, got {cache_size}")
+        if (mode == "likelihood") != (scores is not None):
+            raise ValueError("scores are given with the likelihood segmenter, and only with it")
+        if scores is not None:
+            if len(scores) != len(tokens):
+                raise ValueError(f"{len(scores)} scores for {len(tokens)} tokens")
+            for token, score in zip(tokens, scores):
+                if token is not None and score is None:
+                    raise ValueError("every token but a None one needs a score")
+                self._scores.push_back(0.0 if score is None else score)
         cache_init(&self._cache, cache_size)
         self._mode = MODES[mode]
         self._max_width = max_width
@@ -92,6 +108,11 @@ cdef class PathSegmenter:
         cdef Py_ssize_t k
         if self._mode == GREEDY:
             return greedy(symbols, n, &self._trie, self._max_width, &self._out)
+        if self._mode == LIKELIHOOD:
+            viterbi(symbols, n, &self._trie, self._scores.data(), self._max_width, False, &self._best)
+            if viterbi_tokens(n, &self._best, &self._out) < 0:
+                raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+            return 0
         state = piece_seed(self._seed, symbols, n) if self._mode == RANDOM else 0
         forward(symbols, n, &self._trie, self._max_width, self._mode, &state, &self._paths)
         backtrack(n, &self._paths, &self._starts, &self._tokens)

@@ -3,6 +3,7 @@ vocabulary: tokfx.segmenters) -> ids, with special tokens by id; saved to and lo
 directory (tokfx.formats.tokfx_json)."""
 from __future__ import annotations
 
+import math
 import os
 from array import array
 from bisect import bisect_right
@@ -47,7 +48,7 @@ class Tokenizer:
                  special_tokens: Mapping[str, int] | None = None, pattern: str = "gpt2",
                  algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES,
                  segmenter: str = "bpe", segmenter_params: Mapping | None = None,
-                 scaffold: ScaffoldVocab | None = None):
+                 scaffold: ScaffoldVocab | None = None, scores: Sequence[float | None] | None = None):
         self.alphabet = alphabet
         self._tokens = [alphabet.token(t) for t in tokens]
         self._merges = [tuple(m) for m in merges]
@@ -58,6 +59,7 @@ class Tokenizer:
         self.pattern = pattern
         self.segmenter = segmenter
         self.segmenter_params = full_segmenter_params(segmenter, segmenter_params)
+        self.scores = None if scores is None else [None if s is None else float(s) for s in scores]
         self._check()
         self._ids_by_token: dict = {}
         for i, token in enumerate(self._tokens):
@@ -71,7 +73,7 @@ class Tokenizer:
             tokens=self._tokens, merges=self._merges,
             symbol_ids=base_symbol_ids(self._ids_by_token, alphabet),
             special_ids=set(self._special.values()), alphabet=alphabet, scaffold=scaffold,
-            **self.segmenter_params)
+            scores=self.scores, **self.segmenter_params)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
         """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` is
@@ -80,10 +82,13 @@ class Tokenizer:
         if takes.needs_merges and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
             raise ValueError(f"segmenter {segmenter!r} needs merges, and this vocabulary has none: use"
                              " pathpiece-l, pathpiece-r or greedy")
+        if takes.needs_scores and self.scores is None:
+            raise ValueError(f"segmenter {segmenter!r} needs a log probability per token (a unigram"
+                             " vocabulary), and this vocabulary has none")
         if "max_width" in self.segmenter_params and "max_width" in takes.defaults:
             params = {"max_width": self.segmenter_params["max_width"], **params}
         return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
-                         self.params, self.alphabet, segmenter, params, self.scaffold)
+                         self.params, self.alphabet, segmenter, params, self.scaffold, self.scores)
 
     @cached_property
     def _packed(self) -> list[bytes]:
@@ -93,6 +98,11 @@ class Tokenizer:
 
     def _check(self) -> None:
         n = len(self._tokens)
+        if self.scores is not None:
+            specials = set(self._special.values())
+            if len(self.scores) != n or any((s is None) != (i in specials) or (s is not None and not math.isfinite(s))
+                                            for i, s in enumerate(self.scores)):
+                raise ValueError("scores: one finite log probability per token, None at special-token ids")
         for name, i in self._special.items():
             if not 0 <= i < n or self._tokens[i] != self.alphabet.token_of_text(name):
                 raise ValueError(f"special token {name!r}: id {i} does not hold its text")

@@ -208,3 +208,25 @@ def test_special_token_spelled_like_another_token_is_refused():
     vocab = {b: bytes([b]) for b in range(256)} | {256: b"<s>"}
     with pytest.raises(ValueError, match="spelled like token 256"):
         hf_tokenizer_json(vocab, [], {"<s>": 257}, GPT2)
+
+
+def test_unigram_tokenizer_json_encodes_as_tokfx(tmp_path):
+    import random
+
+    from tokenizers import Tokenizer as HfTokenizer
+
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:40_000]
+    tok = tokfx.train(english, "unigram", vocab_size=600, pattern="gpt2")
+    assert "tokenizer.json only" in tok.save(tmp_path)
+    assert not (tmp_path / "merges.txt").exists()
+    hf = HfTokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    rng = random.Random(0)
+    alphabet = list("abcdefghij klmnop ,.'\n\t0123") + ["é", "日本", "🙂", "<|endoftext|>", "  "]
+    texts = [english[:5000]] + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+                                for _ in range(300)]
+    for text in texts:
+        assert hf.encode(text).ids == tok.encode(text), text
+        assert hf.decode(tok.encode(text), skip_special_tokens=False) == text

@@ -90,3 +90,28 @@ def test_a_vocabulary_without_a_needed_base_symbol_is_refused():
         PathSegmenter([[0]], "greedy").segment(array("i", [-3]))  # no symbol of any token
     with pytest.raises(ValueError, match="unknown segmenter"):
         PathSegmenter([[0]], "shortest")
+
+
+@settings(max_examples=300, deadline=None)
+@given(vocab_and_text(), st.data())
+def test_likelihood_segmenter_equals_the_reference(case, data):
+    tokens, text, max_width = case
+    # Integer scores: exact sums, so ties happen and the tie rule is compared too.
+    scores = [float(data.draw(st.one_of(st.integers(-6, -1), st.floats(-9.0, -0.1)))) for _ in tokens]
+    segmenter = PathSegmenter(tokens, "likelihood", max_width, scores=scores)
+    ids = segmenter.segment(array("i", text))
+    assert ids == [t for _, _, t in ref.segment(text, tokens, max_width, "likelihood", scores=scores)]
+    data_bytes = bytes(text)
+    assert segmenter.encode_pieces(data_bytes, ends_of([data_bytes])) == ids
+
+
+def test_likelihood_takes_the_most_likely_path_not_the_fewest_tokens():
+    tokens = [[b] for b in range(256)] + [list(b"abc"), list(b"ab")]
+    scores = [-2.0] * 256 + [-10.0, -1.0]
+    data = b"abc"
+    # "abc" alone: -10; "ab" + "c": -3.
+    assert PathSegmenter(tokens, "likelihood", scores=scores).encode_pieces(data, ends_of([data])) == [257, ord("c")]
+    with pytest.raises(ValueError, match="scores"):
+        PathSegmenter(tokens, "likelihood")
+    with pytest.raises(ValueError, match="scores"):
+        PathSegmenter(tokens, "greedy", scores=scores)

@@ -117,8 +117,13 @@ _FLAGS = [
          " most 2^18)", type=int),
     Flag(("--schedule",), "pathpiece, sage: vocab sizes after each round, e.g. 60000,50000,40000"
          " (default: pathpiece halving steps, sage the official multiples)", type=sizes),
-    Flag(("--max-width",), "pathpiece, sage and the pathpiece-l/-r and greedy segmenters: widest token"
-         " in base symbols (default 16)", type=int),
+    Flag(("--max-width",), "pathpiece, sage, unigram and the pathpiece-l/-r, greedy and likelihood"
+         " segmenters: widest token in base symbols (default 16)", type=int),
+    Flag(("--seed-size",), "unigram: seed vocabulary size, base symbols included (default 1000000)",
+         type=int),
+    Flag(("--shrinking-factor",), "unigram: each prune keeps this share of the tokens (default 0.75)",
+         type=float),
+    Flag(("--em-iterations",), "unigram: EM steps per round (default 2)", type=int),
     Flag(("--seed",), "pathpiece-r, sage (word2vec): random seed (default 0)", type=int),
     Flag(("--embeddings-schedule",), "sage: vocab sizes (the initial size or sizes of --schedule) at"
          " which word2vec is retrained (default: the official multiples of --vocab-size)", type=sizes),
@@ -126,7 +131,7 @@ _FLAGS = [
          " official code; the corpus's lines are counted too) or one pre-token (faster, and all"
          " that a counts file allows)", choices=CONTEXTS),
     Flag(("--segmenter",), "segment with this instead of the algorithm's (or the tokenizer's) own"
-         " (bpe: merges; pathpiece-l/-r and greedy: any vocabulary)", choices=tuple(SEGMENTERS)),
+         " (bpe: merges; pathpiece-l/-r and greedy: any vocabulary; likelihood: a unigram one)", choices=tuple(SEGMENTERS)),
     Flag(("--min-pretoken-count",), "drop pre-tokens seen fewer times before training", type=int,
          default=1),
     Flag(("--max-pretokens",), "keep only the N most frequent pre-tokens for training", type=int),
@@ -174,7 +179,7 @@ assert len(FLAGS) == len(_FLAGS), "two flags share a key"
 
 # The trainers' and segmenters' own options: None when not given (training_settings routes them).
 TRAINER_OPTIONS = ("initial_vocab", "initial_size", "schedule", "max_width", "seed",
-                   "embeddings_schedule", "context")
+                   "embeddings_schedule", "context", "seed_size", "shrinking_factor", "em_iterations")
 TRAINING = ("special_token", "pattern", "algorithm", "vocab_size", "alphabet", "cjk_groups",
             *TRAINER_OPTIONS, "segmenter")
 

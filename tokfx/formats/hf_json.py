@@ -1,4 +1,4 @@
-"""A byte-level BPE vocabulary as a Hugging Face `tokenizers` tokenizer.json (as a dict).
+"""A byte-level BPE (or Unigram) vocabulary as a Hugging Face `tokenizers` tokenizer.json (as a dict).
 
 Pipeline: split with the pre-tokenization regex (each match its own piece), spell each piece's
 bytes with GPT-2's byte alphabet, apply the BPE merges; special tokens are added tokens, which
@@ -56,6 +56,19 @@ def hf_tokenizer_json(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
             "merges": [[spell(left), spell(right)] for left, right in merges],
         },
     }
+
+
+def hf_unigram_tokenizer_json(vocab: dict[int, bytes], scores: list[float | None],
+                              special_tokens: dict[str, int], pattern: str) -> dict:
+    """The same pipeline around a `Unigram` model: every id's spelled token with its log
+    probability (special tokens under their text, scored 0; `tokenizers` never segments into
+    them, as added tokens are cut out first). Its Viterbi is our likelihood segmenter's
+    (bench/bench_unigram.py, tests/formats/test_interop.py)."""
+    doc = hf_tokenizer_json(vocab, [], special_tokens, pattern)
+    spelled = {token_id: spelling for spelling, token_id in model_vocab(vocab, special_tokens).items()}
+    doc["model"] = {"type": "Unigram", "unk_id": None, "byte_fallback": False,
+                    "vocab": [[spelled[i], 0.0 if scores[i] is None else scores[i]] for i in range(len(vocab))]}
+    return doc
 
 
 def model_vocab(vocab: dict[int, bytes], special_tokens: dict[str, int]) -> dict[str, int]:

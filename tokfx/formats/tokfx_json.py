@@ -20,7 +20,7 @@ import fastjsonschema
 
 from tokfx.alphabet import Alphabet
 from tokfx.formats.gpt2 import write_gpt2_files
-from tokfx.formats.hf_json import hf_tokenizer_json
+from tokfx.formats.hf_json import hf_tokenizer_json, hf_unigram_tokenizer_json
 from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
 from tokfx.version import __version__
 
@@ -56,6 +56,8 @@ def tokenizer_to_dict(tokenizer) -> dict:
         doc["segmenter"] = {"name": tokenizer.segmenter, "params": tokenizer.segmenter_params}
     if tokenizer.scaffold is not None:
         doc["scaffold"] = tokenizer.scaffold.to_dict()
+    if tokenizer.scores is not None:
+        doc["scores"] = tokenizer.scores
     return doc
 
 
@@ -80,7 +82,7 @@ def tokenizer_from_dict(doc: dict, make: Callable, source: str = TOKFX_JSON):
         scaffold = ScaffoldVocab.from_dict(doc["scaffold"], alphabet) if "scaffold" in doc else None
         return make(tokens, [tuple(m) for m in doc["merges"]], special, pattern,
                     doc["algorithm"], doc["params"], alphabet, segmenter["name"],
-                    segmenter["params"], scaffold)
+                    segmenter["params"], scaffold, doc.get("scores"))
     except ValueError as exc:
         raise ValueError(f"{source}: not a valid tokfx.json: {exc}") from None
 
@@ -102,7 +104,10 @@ def interop_refusal(tokenizer) -> str | None:
     if tokenizer.alphabet.name != "bytes":
         return (f"GPT-2 and Hugging Face files cannot express the {tokenizer.alphabet.name} alphabet"
                 " (a token's bytes depend on the prefix symbols before it)")
-    if tokenizer.segmenter != "bpe":
+    if tokenizer.segmenter == "likelihood" and tokenizer.scores is not None:
+        if max(len(t) for t in tokenizer.tokens) > tokenizer.segmenter_params["max_width"]:
+            return "a Hugging Face Unigram model has no max_width, and tokens are wider than this one"
+    elif tokenizer.segmenter != "bpe":
         return f"GPT-2 and Hugging Face files segment by BPE merges, not {tokenizer.segmenter}"
     if tokenizer.scaffold is not None and tokenizer.scaffold.scaffold:
         return (f"GPT-2 and Hugging Face files cannot express the {len(tokenizer.scaffold.scaffold):,}"
@@ -123,6 +128,11 @@ def save_tokenizer(tokenizer, directory: str | os.PathLike) -> str | None:
     if refusal is not None:
         log.info("%s: wrote %s only; %s", directory, TOKFX_JSON, refusal)
         return refusal
+    if tokenizer.segmenter == "likelihood":  # Unigram: tokenizer.json only, GPT-2 files need merges
+        hf = hf_unigram_tokenizer_json(tokenizer.vocab, tokenizer.scores, tokenizer.special_tokens,
+                                       tokenizer.pretokenizer.pattern_regex)
+        (directory / "tokenizer.json").write_text(json.dumps(hf, ensure_ascii=False, indent=1), encoding="utf-8")
+        return "GPT-2 files segment by BPE merges; a Unigram tokenizer gets tokenizer.json only"
     write_gpt2_files(directory, tokenizer.vocab, tokenizer.merges)
     hf = hf_tokenizer_json(tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens,
                            tokenizer.pretokenizer.pattern_regex)

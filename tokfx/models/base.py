@@ -48,13 +48,14 @@ class Target:
 class Model:
     """What a trainer learned. `tokens`: by id, as the alphabet holds tokens (base symbols
     first); `merges`: (left id, right id, merged id) in rank order; `params`: recorded in
-    tokfx.json ("vocab_size" first)."""
+    tokfx.json ("vocab_size" first); `scores`: a log probability per token (Unigram)."""
     tokens: list
     params: dict
     merges: list[tuple[int, int, int]] = field(default_factory=list)
     segmenter: str = "bpe"
     segmenter_params: dict | None = None
     scaffold: ScaffoldVocab | None = None
+    scores: list[float] | None = None
 
 
 class ShortVocabularyWarning(UserWarning):
@@ -104,5 +105,6 @@ def finish(model: Model, trainer: Trainer, target: Target) -> Tokenizer:
                                              f" of the {target.vocab_size:,} asked for"), stacklevel=3)
     special_ids = target.special_tokens.ids_after(len(tokens))
     tokens += [target.alphabet.token_of_text(name) for name in target.special_tokens]
+    scores = None if model.scores is None else list(model.scores) + [None] * (len(tokens) - len(model.scores))
     return Tokenizer(tokens, model.merges, special_ids, target.pattern, trainer.name, model.params,
-                     target.alphabet, model.segmenter, model.segmenter_params, model.scaffold)
+                     target.alphabet, model.segmenter, model.segmenter_params, model.scaffold, scores)

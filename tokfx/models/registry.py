@@ -7,9 +7,11 @@ from tokfx.models.bpe.trainer import BpeTrainer
 from tokfx.models.pathpiece import PathPieceTrainer
 from tokfx.models.sage.trainer import SageTrainer
 from tokfx.models.scaffold_bpe.trainer import ScaffoldBpeTrainer
+from tokfx.models.unigram import UnigramTrainer
 
 TRAINERS: dict[str, type[Trainer]] = {
-    trainer.name: trainer for trainer in (BpeTrainer, ScaffoldBpeTrainer, PathPieceTrainer, SageTrainer)
+    trainer.name: trainer for trainer in (BpeTrainer, ScaffoldBpeTrainer, PathPieceTrainer, SageTrainer,
+                                         UnigramTrainer)
 }
 
 

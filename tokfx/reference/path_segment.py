@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tokfx.reference.unigram import viterbi
+
 MASK = (1 << 64) - 1
 
 
@@ -64,8 +66,14 @@ def forward(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pa
 
 
 def segment(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pathpiece-l",
-            seed: int = 0) -> list[tuple[int, int, int]]:
-    """(start, end exclusive, token id) of each token, in order."""
+            seed: int = 0, scores: Sequence[float] | None = None) -> list[tuple[int, int, int]]:
+    """(start, end exclusive, token id) of each token, in order. `scores`: each token's log
+    probability, for mode "likelihood" (tokfx.reference.unigram.viterbi)."""
+    if mode == "likelihood":
+        found = viterbi(symbols, tokens, scores, max_width)
+        if found is None:
+            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        return found[1]
     if mode == "greedy":
         return _greedy(symbols, tokens, max_width)
     _, width, token, _ = forward(symbols, tokens, max_width, mode, seed)

@@ -9,6 +9,9 @@ its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
   `max_width` (longest token used, in base symbols; default 16, the PathPiece paper's L) and for
   `pathpiece-r` a `seed` (default 0; each pre-token draws from the seed and its own symbols, so
   encoding is deterministic however the text is cut).
+- `likelihood` (`shortest_path.py`): the most likely segmentation under the tokens' log
+  probabilities (Viterbi; a Unigram vocabulary's `scores`), the longest last token winning ties.
+  Param: `max_width`.
 """
 from __future__ import annotations
 
@@ -22,8 +25,9 @@ from tokfx.segmenters.shortest_path import path_encoder
 @dataclass(frozen=True)
 class Segmenter:
     defaults: Mapping[str, int]  # every parameter it takes, with its default
-    build: Callable  # (tokens=, merges=, symbol_ids=, special_ids=, alphabet=, scaffold=, **params)
+    build: Callable  # (tokens=, merges=, symbol_ids=, special_ids=, alphabet=, scaffold=, scores=, **params)
     needs_merges: bool = False
+    needs_scores: bool = False
 
 
 SEGMENTERS: dict[str, Segmenter] = {
@@ -31,6 +35,7 @@ SEGMENTERS: dict[str, Segmenter] = {
     "pathpiece-l": Segmenter({"max_width": 16}, path_encoder("pathpiece-l")),
     "pathpiece-r": Segmenter({"max_width": 16, "seed": 0}, path_encoder("pathpiece-r")),
     "greedy": Segmenter({"max_width": 16}, path_encoder("greedy")),
+    "likelihood": Segmenter({"max_width": 16}, path_encoder("likelihood"), needs_scores=True),
 }
 
 

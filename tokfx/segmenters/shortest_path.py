@@ -1,6 +1,7 @@
 """The segmenters that run over any vocabulary, merges or not (core: tokfx._path_segment; twin:
 tokfx.reference.path_segment): `pathpiece-l` and `pathpiece-r` (fewest tokens, ties to the longest
-last token or to a seeded random choice) and `greedy` (longest prefix first)."""
+last token or to a seeded random choice), `greedy` (longest prefix first) and `likelihood` (the
+most likely segmentation under the tokens' log probabilities, ties to the longest last token)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -13,8 +14,12 @@ def path_encoder(mode: str):
     """The factory of the `mode` segmenter's encoder (a registry entry's `build`)."""
 
     def build(tokens: Sequence, special_ids: set[int], alphabet: Alphabet, max_width: int,
-              seed: int = 0, **_) -> PathSegmenter:
+              seed: int = 0, scores: Sequence[float | None] | None = None, **_) -> PathSegmenter:
         segmentable = [None if i in special_ids else list(t) for i, t in enumerate(tokens)]
-        return PathSegmenter(segmentable, mode, max_width, seed, cjk_prefix_ids=alphabet.cjk_prefix_ids)
+        if mode == "likelihood" and scores is None:
+            raise ValueError("segmenter 'likelihood' needs a log probability per token (a unigram"
+                             " vocabulary), and this vocabulary has none")
+        return PathSegmenter(segmentable, mode, max_width, seed, cjk_prefix_ids=alphabet.cjk_prefix_ids,
+                             scores=scores if mode == "likelihood" else None)
 
     return build

@@ -1,0 +1,132 @@
+"""The Unigram lattice of a piece's base symbols, shared inline by the likelihood segmenter
+(tokfx._path_segment) and the Unigram trainer's passes (tokfx._unigram): Viterbi (the most
+likely segmentation under the tokens' log probabilities) and forward-backward (log marginals),
+both walking the trie of the reversed tokens back from each end position, widths 1..max_width in
+increasing order, as shortest_path.pxd does.
+
+Tie rule: among equal path scores the later width wins (`>=`), so the longest last token at each
+end position, as pathpiece-l and sentencepiece's Viterbi.
+"""
+from libc.math cimport exp, log
+from libc.stdint cimport int32_t
+from libcpp.vector cimport vector
+
+from symbol_trie cimport SymbolTrie, trie_child, trie_token
+
+cdef extern from *:
+    """
+    #include <limits>
+    static const double LATTICE_NEG_INF = -std::numeric_limits<double>::infinity();
+    """
+    const double LATTICE_NEG_INF
+
+
+cdef struct Best:
+    # Per end position e: the best log probability of symbols[0..e], and the width and token of
+    # its last token (width 0: no path).
+    vector[double] score
+    vector[int32_t] width
+    vector[int32_t] token
+
+
+cdef inline double log_sum_exp(double x, double y) noexcept nogil:
+    """log(exp(x) + exp(y)) as sentencepiece computes it: the larger alone when the other is
+    more than 50 below it."""
+    cdef double lo = x if x < y else y
+    cdef double hi = y if x < y else x
+    if hi == LATTICE_NEG_INF or hi > lo + 50.0:
+        return hi
+    return hi + log(exp(lo - hi) + 1.0)
+
+
+cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* reversed_trie,
+                        const double* scores, int max_width, bint skip_whole, Best* best) except -1:
+    """The most likely paths of symbols[:n]; with skip_whole, no path is the single token of
+    all n symbols (the alternative segmentation of a token, for pruning)."""
+    cdef Py_ssize_t e, w
+    cdef int32_t node, token, chosen_width, chosen_token
+    cdef double score, top, before
+    best.score.resize(n)
+    best.width.resize(n)
+    best.token.resize(n)
+    for e in range(n):
+        node = 0
+        top = LATTICE_NEG_INF
+        chosen_width = 0
+        chosen_token = -1
+        for w in range(1, min(max_width, e + 1) + 1):
+            node = trie_child(reversed_trie, node, symbols[e - w + 1])
+            if node < 0:
+                break
+            token = trie_token(reversed_trie, node)
+            if token < 0:
+                continue
+            if w <= e:
+                before = best.score[e - w]
+                if best.width[e - w] == 0:
+                    continue
+            else:
+                if skip_whole and e == n - 1:
+                    continue
+                before = 0.0
+            score = before + scores[token]
+            if chosen_width == 0 or score >= top:
+                top, chosen_width, chosen_token = score, w, token
+        best.score[e], best.width[e], best.token[e] = top, chosen_width, chosen_token
+    return 0
+
+
+cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens) except -1:
+    """Appends the best path's token ids to tokens, first token first; -1 if symbols[:n] has no
+    path (n > 0)."""
+    cdef Py_ssize_t e = n - 1, first = tokens.size(), k
+    if n and best.width[n - 1] == 0:
+        return -1
+    while e >= 0:
+        tokens.push_back(best.token[e])
+        e -= best.width[e]
+    k = tokens.size() - 1
+    while first < k:
+        tokens[0][first], tokens[0][k] = tokens[0][k], tokens[0][first]
+        first += 1
+        k -= 1
+    return 0
+
+
+cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* trie,
+                                    const SymbolTrie* reversed_trie, const double* scores,
+                                    int max_width, vector[double]* alpha,
+                                    vector[double]* beta) except? -1:
+    """alpha[i]: log of the summed probability of every path over symbols[0..i-1] (alpha[0] = 0);
+    beta[i]: over symbols[i..n-1] (beta[n] = 0). Returns log Z = alpha[n] (-inf: no path). Sums
+    run in increasing width, as the twin's."""
+    cdef Py_ssize_t e, s, w
+    cdef int32_t node, token
+    cdef double acc
+    alpha.assign(n + 1, LATTICE_NEG_INF)
+    beta.assign(n + 1, LATTICE_NEG_INF)
+    alpha[0][0] = 0.0
+    beta[0][n] = 0.0
+    for e in range(n):
+        node = 0
+        acc = LATTICE_NEG_INF
+        for w in range(1, min(max_width, e + 1) + 1):
+            node = trie_child(reversed_trie, node, symbols[e - w + 1])
+            if node < 0:
+                break
+            token = trie_token(reversed_trie, node)
+            if token >= 0 and alpha[0][e + 1 - w] != LATTICE_NEG_INF:
+                acc = log_sum_exp(acc, alpha[0][e + 1 - w] + scores[token])
+        alpha[0][e + 1] = acc
+    for s in range(n - 1, -1, -1):
+        node = 0
+        acc = LATTICE_NEG_INF
+        for w in range(1, min(max_width, n - s) + 1):
+            node = trie_child(trie, node, symbols[s + w - 1])
+            if node < 0:
+                break
+            token = trie_token(trie, node)
+            if token >= 0 and beta[0][s + w] != LATTICE_NEG_INF:
+                acc = log_sum_exp(acc, beta[0][s + w] + scores[token])
+        beta[0][s] = acc
+    return alpha[0][n]

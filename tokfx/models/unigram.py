@@ -1,0 +1,213 @@
+"""Unigram vocabulary construction (Kudo 2018, as sentencepiece's and Hugging Face's
+UnigramTrainer do it; docs/algorithms.md).
+
+Seed: every base symbol and the most frequent n-grams of the pre-tokens (at most `max_width`
+symbols), scored log(count x length) normalised. Then rounds: `em_iterations` EM steps (E:
+expected token counts by forward-backward over each pre-token's lattice; M: the Bayesian update
+digamma(count) - digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
+`shrinking_factor` x the size (never below the target) of the tokens whose removal loses the
+least likelihood, as sentencepiece's PruneSentencePieces estimates it. After the last prune, EM
+again. Cores: tokfx._unigram (e_step, viterbi_counts, alternatives).
+"""
+from __future__ import annotations
+
+import math
+import time
+from array import array
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tokfx._ngrams import top_ngram_counts
+from tokfx._unigram import alternatives, e_step, viterbi_counts
+from tokfx.models.base import Model, Target, Trainer
+from tokfx.models.bpe.merge_loop import packed_words
+from tokfx.models.top_down import check_max_width
+from tokfx.progress import Progress
+
+# sentencepiece's kExpectedFrequencyThreshold: the M-step drops tokens expected fewer times.
+EXPECTED_THRESHOLD = 0.5
+# A kept token below the threshold (a base symbol, or one kept so as not to fall below the
+# target) scores this far below the lowest other score (ours; sentencepiece adds its required
+# characters back at the end below every piece).
+BELOW_LOWEST = 10.0
+
+
+def digamma(x: float) -> float:
+    """sentencepiece's Digamma (unigram_model_trainer.cc): recurrence up to 7, then the
+    asymptotic series."""
+    result = 0.0
+    while x < 7:
+        result -= 1 / x
+        x += 1
+    x -= 1.0 / 2.0
+    xx = 1.0 / x
+    xx2 = xx * xx
+    xx4 = xx2 * xx2
+    return result + math.log(x) + (1.0 / 24.0) * xx2 - (7.0 / 960.0) * xx4 + \
+        (31.0 / 8064.0) * xx4 * xx2 - (127.0 / 30720.0) * xx4 * xx4
+
+
+def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size: int, seed_size: int,
+                    max_width: int) -> tuple[list[tuple[int, ...]], list[float]]:
+    """Every base symbol, then the `seed_size - alphabet_size` most frequent n-grams of 2..max_width
+    symbols (ties by symbols); each scored log(count x length) - log(sum), as sentencepiece's
+    seed; a base symbol that never occurs scores BELOW_LOWEST under the lowest."""
+    lengths = np.diff(np.frombuffer(offsets, dtype=np.int64))
+    weights = np.repeat(np.frombuffer(counts, dtype=np.int64), lengths)
+    base_counts = np.bincount(np.frombuffer(symbols, dtype=np.int32), weights=weights,
+                              minlength=alphabet_size)
+    grams = top_ngram_counts(symbols, offsets, counts, max(0, seed_size - alphabet_size), max_width)
+    tokens = [(s,) for s in range(alphabet_size)] + [gram for gram, _ in grams]
+    weight = [float(c) for c in base_counts[:alphabet_size]] + [float(c * len(g)) for g, c in grams]
+    total = math.log(sum(weight)) if sum(weight) > 0 else 0.0
+    scores = [math.log(w) - total if w > 0 else None for w in weight]
+    return tokens, _floored(scores)
+
+
+def _floored(scores: list[float | None]) -> list[float]:
+    """None (no estimate) becomes BELOW_LOWEST under the lowest score (0 if none)."""
+    lowest = min((s for s in scores if s is not None), default=0.0)
+    return [lowest - BELOW_LOWEST if s is None else s for s in scores]
+
+
+def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_size: int,
+           floor: int) -> tuple[list[tuple[int, ...]], list[float]]:
+    """Drop the tokens (not base symbols) expected fewer than EXPECTED_THRESHOLD times, fewest
+    first (ties by symbols), never below `floor` tokens; score the rest digamma(expected) -
+    digamma(sum of the expected counts at or above the threshold). The kept keep their order."""
+    low = sorted((i for i in range(alphabet_size, len(tokens)) if expected[i] < EXPECTED_THRESHOLD),
+                 key=lambda i: (expected[i], tokens[i]))
+    dropped = set(low[:max(0, len(tokens) - floor)])
+    kept = [i for i in range(len(tokens)) if i not in dropped]
+    total = sum(expected[i] for i in kept if expected[i] >= EXPECTED_THRESHOLD)
+    log_total = digamma(total) if total > 0 else 0.0
+    scores = [digamma(expected[i]) - log_total if expected[i] >= EXPECTED_THRESHOLD else None for i in kept]
+    return [tokens[i] for i in kept], _floored(scores)
+
+
+def prune_order(tokens: list[tuple[int, ...]], scores: Sequence[float], freq: Sequence[int],
+                alts: Sequence[list[int] | None], pieces: int, alphabet_size: int) -> list[int]:
+    """The ids of the tokens that are not base symbols, those to drop first first: tokens unused
+    by the Viterbi segmentations or whose own segmentation is split (sentencepiece drops them
+    outright), lowest score first; then by loss, the likelihood lost when the token's
+    occurrences go to its alternative segmentation, smallest first (`pieces`: the summed
+    pre-token counts); then tokens with no alternative. Ties by symbols."""
+    total = sum(freq)
+    log_total = math.log(total) if total > 0 else 0.0
+    keys = {}
+    for i in range(alphabet_size, len(tokens)):
+        alt = alts[i]
+        if freq[i] == 0 or alt is None:
+            keys[i] = (0, scores[i], tokens[i])
+        elif not alt:
+            keys[i] = (2, 0.0, tokens[i])
+        else:
+            share = freq[i] / pieces
+            log_prob = math.log(freq[i]) - log_total
+            # Without token i its occurrences go to its alternative's tokens.
+            log_total_alt = math.log(total + freq[i] * (len(alt) - 1))
+            log_prob_alt = sum(math.log(freq[n] + freq[i]) - log_total_alt for n in alt)
+            keys[i] = (1, share * (log_prob - log_prob_alt), tokens[i])
+    return sorted(keys, key=keys.__getitem__)
+
+
+@dataclass
+class Round:
+    """One prune: the tokens kept (in their order), their scores, the Viterbi corpus tokens."""
+    size: int
+    tokens: list[tuple[int, ...]]
+    scores: list[float]
+    corpus_tokens: int
+
+
+def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int, ...]],
+          scores: list[float], size: int, alphabet_size: int, max_width: int) -> Round:
+    """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse."""
+    if not alphabet_size <= size <= len(tokens):
+        raise ValueError(f"cannot prune {len(tokens)} tokens to {size} keeping {alphabet_size} base symbols")
+    freq, corpus_tokens = viterbi_counts(symbols, offsets, counts, tokens, scores, max_width)
+    alts = alternatives(tokens, scores, max_width)
+    order = prune_order(tokens, scores, freq, alts, sum(counts), alphabet_size)
+    dropped = set(order[:len(tokens) - size])
+    kept = [i for i in range(len(tokens)) if i not in dropped]
+    return Round(size, [tokens[i] for i in kept], [scores[i] for i in kept], corpus_tokens)
+
+
+class UnigramTrainer(Trainer):
+    """The tokenizer has no merges, a log probability per token, and segments with likelihood
+    (Viterbi)."""
+    name = "unigram"
+
+    @dataclass(frozen=True)
+    class Params:
+        """`seed_size`: the seed vocabulary's tokens, base symbols included (default 1,000,000 as
+        Hugging Face). `shrinking_factor`: each prune keeps this share of the tokens (never below
+        vocab_size). `em_iterations`: EM steps per round (sentencepiece: 2). `max_width`: the
+        widest token in base symbols."""
+        seed_size: int = 1_000_000
+        shrinking_factor: float = 0.75
+        em_iterations: int = 2
+        max_width: int = 16
+
+    def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
+              lines: Mapping[bytes, int] | None = None) -> Model:
+        p, alphabet, specials = self.params, target.alphabet, len(target.special_tokens)
+        check_max_width(p.max_width)
+        if not 0 < p.shrinking_factor < 1:
+            raise ValueError(f"shrinking_factor must be in (0, 1), got {p.shrinking_factor}")
+        if p.em_iterations < 1:
+            raise ValueError(f"em_iterations must be at least 1, got {p.em_iterations}")
+        final = target.without_specials(target.vocab_size)
+        if p.seed_size < final:
+            raise ValueError(f"seed_size {p.seed_size} is smaller than vocab_size {final} (without"
+                             " special tokens)")
+        start = time.perf_counter()
+        # Sorted: the float sums of the EM depend on the order of the pre-tokens.
+        packed = packed_words(dict(sorted(counts.items())), alphabet)
+        tokens, scores = seed_vocabulary(*packed, alphabet.size, p.seed_size, p.max_width)
+        progress.report(f"unigram: seed vocabulary of {len(tokens):,} tokens in"
+                        f" {time.perf_counter() - start:.2f} s")
+        for step, done in enumerate(em_rounds(packed, tokens, scores, final, alphabet.size, p), 1):
+            tokens, scores = done.tokens, done.scores
+            progress.report(f"unigram: round {step}: {done.summary}")
+        # Learned tokens by score, highest first, ties by symbols (as sentencepiece orders pieces).
+        order = sorted(range(alphabet.size, len(tokens)), key=lambda i: (-scores[i], tokens[i]))
+        ids = list(range(alphabet.size)) + order
+        progress.report(f"unigram: {len(tokens) + specials:,} tokens in {time.perf_counter() - start:.2f} s")
+        params = {"vocab_size": target.vocab_size, "seed_size": p.seed_size,
+                  "shrinking_factor": p.shrinking_factor, "em_iterations": p.em_iterations,
+                  "max_width": p.max_width}
+        return Model([alphabet.token(tokens[i]) for i in ids], params, segmenter="likelihood",
+                     segmenter_params={"max_width": p.max_width}, scores=[scores[i] for i in ids])
+
+
+@dataclass
+class EmRound:
+    """One round: EM (leaving `em_size` tokens), then, unless the size was reached, a prune to
+    max(final, shrinking_factor x em_size); the tokens and scores after it."""
+    em_size: int
+    tokens: list[tuple[int, ...]]
+    scores: list[float]
+    summary: str
+
+
+def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: list[float],
+              final: int, alphabet_size: int, p: UnigramTrainer.Params):
+    """The rounds down to `final` tokens; the last is EM alone, once the size is at most `final`."""
+    while True:
+        start = time.perf_counter()
+        for _ in range(p.em_iterations):
+            expected, likelihood = e_step(*packed, tokens, scores, p.max_width)
+            tokens, scores = m_step(tokens, expected, alphabet_size, final)
+        summary = f"EM log likelihood {likelihood:,.1f}, {len(tokens):,} tokens"
+        if len(tokens) <= final:
+            yield EmRound(len(tokens), tokens, scores, summary + f", {time.perf_counter() - start:.2f} s")
+            return
+        em_size = len(tokens)
+        done = prune(*packed, tokens, scores, max(final, int(em_size * p.shrinking_factor)),
+                     alphabet_size, p.max_width)
+        tokens, scores = done.tokens, done.scores
+        yield EmRound(em_size, tokens, scores, summary + f"; Viterbi corpus {done.corpus_tokens:,} tokens,"
+                      f" kept {done.size:,}, {time.perf_counter() - start:.2f} s")

@@ -1,0 +1,138 @@
+"""Pure-Python twin of tokfx._unigram and of the likelihood segmenter (lattice.pxd): Viterbi and
+forward-backward over a piece's lattice, in the cores' order of operations, so that floats agree
+to the last bit."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+NEG_INF = -math.inf
+
+
+def token_ids(tokens) -> dict[tuple[int, ...], int]:
+    """Symbol sequence -> token id; a repeated token keeps its lowest id (the cores' trie)."""
+    ids = {}
+    for i, t in enumerate(tokens):
+        if t is not None:
+            ids.setdefault(tuple(t), i)
+    return ids
+
+
+def log_sum_exp(x: float, y: float) -> float:
+    lo, hi = (x, y) if x < y else (y, x)
+    if hi == NEG_INF or hi > lo + 50.0:
+        return hi
+    return hi + math.log(math.exp(lo - hi) + 1.0)
+
+
+def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: int = 16,
+            skip_whole: bool = False) -> tuple[float, list[tuple[int, int, int]]] | None:
+    """(score, [(start, end exclusive, token id)]) of the most likely segmentation, the longest
+    last token winning ties at each end position; None when there is none."""
+    ids = token_ids(tokens)
+    n = len(symbols)
+    best: list[tuple[float, int, int] | None] = []
+    for e in range(n):
+        chosen = None
+        for w in range(1, min(max_width, e + 1) + 1):
+            t = ids.get(tuple(symbols[e - w + 1:e + 1]))
+            if t is None:
+                continue
+            if w <= e:
+                if best[e - w] is None:
+                    continue
+                before = best[e - w][0]
+            elif skip_whole and e == n - 1:
+                continue
+            else:
+                before = 0.0
+            score = before + scores[t]
+            if chosen is None or score >= chosen[0]:
+                chosen = (score, w, t)
+        best.append(chosen)
+    if n and best[-1] is None:
+        return None
+    out, e = [], n - 1
+    while e >= 0:
+        _, w, t = best[e]
+        out.append((e - w + 1, e + 1, t))
+        e -= w
+    return (best[-1][0] if n else 0.0), out[::-1]
+
+
+def forward_backward(symbols: Sequence[int], tokens, scores: Sequence[float],
+                     max_width: int = 16) -> tuple[list[float], list[float]]:
+    """(alpha, beta): log sums over the paths of symbols[:i] and symbols[i:]."""
+    ids = token_ids(tokens)
+    n = len(symbols)
+    alpha, beta = [NEG_INF] * (n + 1), [NEG_INF] * (n + 1)
+    alpha[0] = beta[n] = 0.0
+    for e in range(n):
+        acc = NEG_INF
+        for w in range(1, min(max_width, e + 1) + 1):
+            t = ids.get(tuple(symbols[e - w + 1:e + 1]))
+            if t is not None and alpha[e + 1 - w] != NEG_INF:
+                acc = log_sum_exp(acc, alpha[e + 1 - w] + scores[t])
+        alpha[e + 1] = acc
+    for s in range(n - 1, -1, -1):
+        acc = NEG_INF
+        for w in range(1, min(max_width, n - s) + 1):
+            t = ids.get(tuple(symbols[s:s + w]))
+            if t is not None and beta[s + w] != NEG_INF:
+                acc = log_sum_exp(acc, beta[s + w] + scores[t])
+        beta[s] = acc
+    return alpha, beta
+
+
+def e_step(pieces, counts, tokens, scores, max_width: int = 16) -> tuple[list[float], float]:
+    """As tokfx._unigram.e_step."""
+    ids = token_ids(tokens)
+    expected, likelihood = [0.0] * len(tokens), 0.0
+    for piece, count in zip(pieces, counts):
+        piece = list(piece)
+        n = len(piece)
+        if not n:
+            continue
+        alpha, beta = forward_backward(piece, tokens, scores, max_width)
+        log_z = alpha[n]
+        if log_z == NEG_INF:
+            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        likelihood += float(count) * log_z
+        for s in range(n):
+            if alpha[s] == NEG_INF:
+                continue
+            for w in range(1, min(max_width, n - s) + 1):
+                t = ids.get(tuple(piece[s:s + w]))
+                if t is not None and beta[s + w] != NEG_INF:
+                    expected[t] += float(count) * math.exp(alpha[s] + scores[t] + beta[s + w] - log_z)
+    return expected, likelihood
+
+
+def viterbi_counts(pieces, counts, tokens, scores, max_width: int = 16) -> tuple[list[int], int]:
+    freq, corpus_tokens = [0] * len(tokens), 0
+    for piece, count in zip(pieces, counts):
+        if not len(piece):
+            continue
+        found = viterbi(list(piece), tokens, scores, max_width)
+        if found is None:
+            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        for _, _, t in found[1]:
+            freq[t] += count
+        corpus_tokens += count * len(found[1])
+    return freq, corpus_tokens
+
+
+def alternatives(tokens, scores, max_width: int = 16) -> list[list[int] | None]:
+    found = []
+    for i, token in enumerate(tokens):
+        if len(token) <= 1:
+            found.append([])
+            continue
+        alt = viterbi(list(token), tokens, scores, max_width, skip_whole=True)
+        if alt is None:
+            found.append([])
+        elif alt[0] > scores[i]:
+            found.append(None)
+        else:
+            found.append([t for _, _, t in alt[1]])
+    return found
