@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from array import array
 from typing import NamedTuple
 
 import apache_beam as beam
@@ -127,8 +126,8 @@ class _EncodeTask(beam.DoFn):
                 totals.documents += 1
                 if totals.items <= skip:
                     continue
-                ids = array("i", encode(item.text))
-                ids.extend(eos)
+                ids = encode(item.text)  # a new list
+                ids += eos
                 clock = time.perf_counter()
                 totals.usec["encode"] += clock - now
                 if writer is None:

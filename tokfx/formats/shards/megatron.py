@@ -39,13 +39,16 @@ class MegatronWriter:
         self._lengths = array("i")
 
     def add(self, ids: Sequence[int]) -> None:
-        """One document's ids (an array('i') is converted without a Python loop)."""
-        if isinstance(ids, array) and ids.typecode == "i":
-            data = np.frombuffer(ids, dtype=np.int32)
-        else:
-            data = np.asarray(ids, dtype=np.int64)
+        """One document's ids."""
+        self.add_many(ids if isinstance(ids, array) and ids.typecode == "i" else array("i", ids),
+                      array("i", [len(ids)]))
+
+    def add_many(self, flat: array, lengths: array) -> None:
+        """Documents, one `.bin` write for all: their ids concatenated (array('i')) and the
+        number of ids of each (array('i'))."""
+        data = np.frombuffer(flat, dtype=np.int32) if flat else np.zeros(0, np.int32)
         self._bin.write(data.astype(_LITTLE_ENDIAN[self.typecode]).tobytes())
-        self._lengths.append(len(data))
+        self._lengths.extend(lengths)
 
     def close(self) -> None:
         self._bin.close()

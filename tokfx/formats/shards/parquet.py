@@ -30,47 +30,30 @@ def _int32_array(values: array) -> pa.Array:
 
 
 class ParquetShardWriter:
-    """Documents in, row groups out: a row group is written once its documents hold
-    `row_group_bytes` of token ids, so memory holds one row group whatever the shard's size.
+    """Row groups in, one Parquet file out: the caller (ShardWriter) gathers a row group's
+    documents, so memory holds one row group whatever the shard's size.
 
     The ids go into Arrow from one flat array('i') per row group: Arrow's conversion from
     Python lists costs tens of nanoseconds per id."""
 
-    def __init__(self, file: BinaryIO, metadata: Mapping[str, str], row_group_bytes: int):
-        self.file, self.row_group_bytes = file, row_group_bytes
+    def __init__(self, file: BinaryIO, metadata: Mapping[str, str]):
+        self.file = file
         self._writer = pq.ParquetWriter(file, shard_schema().with_metadata(dict(metadata)),
                                         compression="zstd")
-        self._start_group()
 
-    def _start_group(self) -> None:
-        self._doc_ids: list[str] = []
-        self._sources: list[str] = []
-        self._lengths = array("i")
-        self._flat = array("i")
-
-    def add(self, doc_id: str, ids: array, source: str) -> None:
-        """One document; `ids` an array('i')."""
-        self._doc_ids.append(doc_id)
-        self._sources.append(source)
-        self._lengths.append(len(ids))
-        self._flat.extend(ids)
-        if len(self._flat) * self._flat.itemsize >= self.row_group_bytes:
-            self._write_group()
-
-    def _write_group(self) -> None:
-        if not self._doc_ids:
+    def write_group(self, doc_ids: list[str], flat: array, lengths: array, sources: list[str]) -> None:
+        """One row group: the documents' ids, their token ids concatenated (array('i')), the
+        number of token ids of each (array('i')) and their sources."""
+        if not doc_ids:
             return
         offsets = array("i", [0])
-        offsets.extend(accumulate(self._lengths))
-        table = pa.table({"id": self._doc_ids,
-                          "input_ids": pa.ListArray.from_arrays(_int32_array(offsets),
-                                                                _int32_array(self._flat)),
-                          "num_tokens": _int32_array(self._lengths), "source": self._sources},
+        offsets.extend(accumulate(lengths))
+        table = pa.table({"id": doc_ids,
+                          "input_ids": pa.ListArray.from_arrays(_int32_array(offsets), _int32_array(flat)),
+                          "num_tokens": _int32_array(lengths), "source": sources},
                          schema=self._writer.schema)
         self._writer.write_table(table)
-        self._start_group()
 
     def close(self) -> None:
-        self._write_group()
         self._writer.close()
         self.file.close()

@@ -2,13 +2,15 @@
 (tokfx.formats.shards.parquet) plus Megatron `.bin`/`.idx` (tokfx.formats.shards.megatron)
 holding the same documents in the order they were added.
 
-Memory holds one Parquet row group and 4 bytes a document for the `.idx`, whatever the size of
-the shard. Each file's sha256 is taken as it is written.
+The documents are gathered one row group at a time (`row_group_bytes` of token ids), then
+written to both files at once: one Arrow table and one `.bin` write per row group, not a write
+a document. Memory holds one row group and 4 bytes a document for the `.idx`, whatever the size
+of the shard. Each file's sha256 is taken as it is written.
 """
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tokfx.formats.shards.files import HashingFile, Opener
@@ -42,29 +44,47 @@ class ShardWriter:
         self.info = ShardInfo()
         self._files: dict[str, HashingFile] = {}
         self._itemsize = array(dtype_for_vocab(vocab_size)).itemsize
-        self._parquet = ParquetShardWriter(self._open(open_file, f"{name}.parquet"), metadata,
-                                           row_group_bytes)
+        self._group_ids = row_group_bytes // array("i").itemsize
+        self._parquet = ParquetShardWriter(self._open(open_file, f"{name}.parquet"), metadata)
         self._megatron = MegatronWriter(lambda file: self._open(open_file, file), name, vocab_size)
+        self._start_group()
 
     def _open(self, open_file: Opener, name: str) -> HashingFile:
         self._files[name] = HashingFile(open_file(name))
         return self._files[name]
 
+    def _start_group(self) -> None:
+        self._doc_ids: list[str] = []
+        self._sources: list[str] = []
+        self._lengths = array("i")
+        self._flat = array("i")
+
+    def _write_group(self) -> None:
+        self._parquet.write_group(self._doc_ids, self._flat, self._lengths, self._sources)
+        self._megatron.add_many(self._flat, self._lengths)
+        self._start_group()
+
     @property
     def token_bytes(self) -> int:
         return self.info.tokens * self._itemsize
 
-    def add(self, doc_id: str, ids: array, source: str, text_bytes: int) -> None:
-        """One document: its id, its token ids (array('i')), where it came from, and the size of
-        its text in UTF-8 bytes."""
-        self._parquet.add(doc_id, ids, source)
-        self._megatron.add(ids)
+    def add(self, doc_id: str, ids: Sequence[int], source: str, text_bytes: int) -> None:
+        """One document: its id, its token ids, where it came from, and the size of its text in
+        UTF-8 bytes."""
+        self._doc_ids.append(doc_id)
+        self._sources.append(source)
+        self._lengths.append(len(ids))
+        self._flat.extend(ids)
         self.info.documents += 1
         self.info.empty_documents += not ids
         self.info.tokens += len(ids)
         self.info.bytes += text_bytes
+        if len(self._flat) >= self._group_ids:
+            self._write_group()
 
     def close(self) -> ShardInfo:
+        if self._doc_ids:
+            self._write_group()
         self._parquet.close()
         self._megatron.close()
         for name in sorted(self._files):
