@@ -73,7 +73,10 @@ class UserPattern:
         """The pieces of `text`; a ValueError if the pattern runs too long or skips a character."""
         timeout = PATTERN_TIMEOUT_SECONDS + len(text) * PATTERN_TIMEOUT_SECONDS_PER_CHAR
         try:
-            pieces = self._compiled.findall(text, timeout=timeout)
+            if self._compiled.groups:  # findall would return the groups, not the whole matches
+                pieces = [m.group() for m in self._compiled.finditer(text, timeout=timeout)]
+            else:
+                pieces = self._compiled.findall(text, timeout=timeout)
         except TimeoutError:
             raise ValueError(f"pattern {_short(self.pattern)} ran for more than {timeout:.1f} s on"
                              f" {len(text):,} characters (catastrophic backtracking?)") from None
