@@ -117,3 +117,32 @@ def test_vocabulary_lookups(gpt2):
     assert gpt2.id_to_token(gpt2.token_to_id(b"hello")) == b"hello"
     with pytest.raises(KeyError):
         gpt2.id_to_token(10**6)
+
+
+# --- lone surrogates: tiktoken replaces them by U+FFFD (joining valid pairs) before encoding ---
+SURROGATE_TEXTS = ["a\ud800b", "\udfff", "x\ud83d\ude00y", "\ude00\ud83d", f"a\ud800{EOT}\udc00b",
+                   "caf\u00e9 \ud800\ud800 \U0001f600\ud83d"]
+
+
+@pytest.mark.parametrize("text", SURROGATE_TEXTS)
+def test_lone_surrogates_encode_like_tiktoken(gpt2, tiktoken_gpt2, text):
+    expected = tiktoken_gpt2.encode(text, allowed_special="all")
+    assert gpt2.encode(text) == expected
+    assert gpt2.encode_batch([text, text]) == [expected, expected]
+    assert gpt2.encode_ordinary(text) == tiktoken_gpt2.encode_ordinary(text)
+    assert list(gpt2.encode_iterable([text])) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "\ude00",
+                                           EOT, "\n", " "]),
+                          st.text(max_size=5)), max_size=12),
+       st.data())
+def test_text_with_surrogates_encodes_like_tiktoken_however_it_is_cut(gpt2, tiktoken_gpt2, parts, data):
+    text = "".join(parts)
+    expected = tiktoken_gpt2.encode(text, allowed_special="all")
+    assert gpt2.encode(text) == expected
+    # encode_iterable over any cut of the text, a surrogate pair's halves in two pieces included.
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=4)))
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert list(gpt2.encode_iterable(pieces)) == expected

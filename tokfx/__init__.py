@@ -7,9 +7,10 @@ tokenizer files, counts, shards), `eval` (intrinsic metrics), `cli` (the `tokfx`
 """
 from tokfx.version import __version__
 from tokfx.counting import count_pretokens, count_pretokens_file
+from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.models.training import train, train_bpe
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.tokenizer import Tokenizer
 
-__all__ = ["PreTokenizer", "Tokenizer", "__version__", "count_pretokens", "count_pretokens_file",
+__all__ = ["PreTokenizer", "Tokenizer", "TokenizerFileError", "__version__", "count_pretokens", "count_pretokens_file",
            "train", "train_bpe"]

@@ -2,15 +2,17 @@
 encoded as ids of their own.
 
 One set of rules for every place that meets them (encoding, counting, cutting a .txt file into
-documents, cutting a file into ranges): duplicates are dropped (the first keeps its place), and
-where two overlap at one position the longer wins. Their ids follow every other token, in the
-order given.
+documents, cutting a file into ranges): they are a list of distinct non-empty strings within
+tokfx.limits (`check_special_tokens`), and where two overlap at one position the longer wins.
+Their ids follow every other token, in the order given.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
 import regex
+
+from tokfx.limits import MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_SPECIAL_TOKENS_TOTAL_BYTES
 
 DEFAULT_SPECIAL = "<|endoftext|>"
 
@@ -19,7 +21,7 @@ class SpecialTokens:
     """A set of special tokens and the matchers that find them, in text and in UTF-8 bytes."""
 
     def __init__(self, tokens: Iterable[str] = ()):
-        self.tokens: tuple[str, ...] = tuple(dict.fromkeys(tokens))
+        self.tokens: tuple[str, ...] = check_special_tokens(tokens)
         # Longest first, so that where two overlap at one position the longer wins (of two
         # tokens matching at one position one is a prefix of the other, so ordering by
         # characters or by bytes is the same).
@@ -63,6 +65,42 @@ class SpecialTokens:
     def ids_after(self, first_id: int) -> dict[str, int]:
         """{token: id}, the ids from `first_id` on in the order the tokens were given."""
         return {name: first_id + i for i, name in enumerate(self.tokens)}
+
+
+def check_special_tokens(tokens: Iterable[str]) -> tuple[str, ...]:
+    """The special tokens as a tuple, or a TypeError or ValueError saying what is wrong with them:
+    a bare string (it would be read as one token per character), a token that is not a string,
+    empty (it would match between every two characters), given twice, not UTF-8 (a lone
+    surrogate), or beyond tokfx.limits."""
+    if isinstance(tokens, (str, bytes)):
+        raise TypeError(f"special_tokens must be a list of strings, not a {type(tokens).__name__}:"
+                        f" pass [{tokens[:64]!r}]")
+    try:
+        tokens = tuple(tokens)
+    except TypeError:
+        raise TypeError(f"special_tokens must be a list of strings, not {type(tokens).__name__}") from None
+    if len(tokens) > MAX_SPECIAL_TOKENS:
+        raise ValueError(f"{len(tokens):,} special tokens: at most {MAX_SPECIAL_TOKENS:,}")
+    seen, total = set(), 0
+    for i, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise TypeError(f"special_tokens[{i}] must be a str, got {type(token).__name__}")
+        if not token:
+            raise ValueError(f"special_tokens[{i}] is empty (an empty special token would match"
+                             " between every two characters)")
+        try:
+            size = len(token.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise ValueError(f"special_tokens[{i}] is not valid text (a lone surrogate)") from None
+        if size > MAX_SPECIAL_TOKEN_BYTES:
+            raise ValueError(f"special_tokens[{i}] is {size:,} bytes long: at most {MAX_SPECIAL_TOKEN_BYTES}")
+        if token in seen:
+            raise ValueError(f"special_tokens[{i}] {token!r} is given twice")
+        seen.add(token)
+        total += size
+    if total > MAX_SPECIAL_TOKENS_TOTAL_BYTES:
+        raise ValueError(f"the special tokens take {total:,} bytes: at most {MAX_SPECIAL_TOKENS_TOTAL_BYTES:,}")
+    return tokens
 
 
 def special_tokens_or_default(tokens: Sequence[str] | None) -> list[str]:

@@ -14,10 +14,13 @@ from typing import TYPE_CHECKING
 
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.formats.gpt2 import read_gpt2_files
-from tokfx.formats.tokfx_json import read_tokfx_json, save_tokenizer, tokenizer_from_dict
-from tokfx.pre_tokenizers import PreTokenizer
+from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer, tokenizer_from_dict
+from tokfx.formats.untrusted import TokenizerFileError
+from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
+from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
 from tokfx.segmenters import full_segmenter_params, get_segmenter
 from tokfx.segmenters.bpe import base_symbol_ids, merges_as_ids
+from tokfx.special_tokens import check_special_tokens
 
 if TYPE_CHECKING:
     from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
@@ -25,6 +28,16 @@ if TYPE_CHECKING:
 # encode_iterable keeps at most about this many characters pending when the input offers no
 # safe cut (a newline between two non-space characters, or a special token).
 _MAX_PENDING_CHARS = 1 << 20
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (U+D800-U+DFFF, which UTF-8 cannot encode) replaced by
+    U+FFFD and each valid surrogate pair joined into its character, as tiktoken does."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _is_high_surrogate(char: str) -> bool:
+    return "\ud800" <= char <= "\udbff"
 
 
 class Tokenizer:
@@ -49,6 +62,13 @@ class Tokenizer:
                  algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES,
                  segmenter: str = "bpe", segmenter_params: Mapping | None = None,
                  scaffold: ScaffoldVocab | None = None, scores: Sequence[float | None] | None = None):
+        if special_tokens is not None and not isinstance(special_tokens, Mapping):
+            raise TypeError("special_tokens must be a mapping {text: id}, not"
+                            f" {type(special_tokens).__name__} (tokfx.train takes a list)")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(sorted(ALGORITHMS))}")
+        if len(tokens) > MAX_TOKENS:
+            raise ValueError(f"{len(tokens):,} tokens: at most {MAX_TOKENS:,} (tokfx.limits)")
         self.alphabet = alphabet
         self._tokens = [alphabet.token(t) for t in tokens]
         self._merges = [tuple(m) for m in merges]
@@ -97,15 +117,21 @@ class Tokenizer:
         return [array("i", t).tobytes() for t in self._tokens]
 
     def _check(self) -> None:
+        """What every tokenizer holds, so that whatever is built can be saved and loaded again:
+        the ids of special tokens and merges in range, sizes within tokfx.limits."""
         n = len(self._tokens)
         if self.scores is not None:
             specials = set(self._special.values())
             if len(self.scores) != n or any((s is None) != (i in specials) or (s is not None and not math.isfinite(s))
                                             for i, s in enumerate(self.scores)):
                 raise ValueError("scores: one finite log probability per token, None at special-token ids")
+        lengths = list(map(len, self._tokens))
+        if lengths and max(lengths) > MAX_TOKEN_SYMBOLS or sum(lengths) > MAX_TOTAL_SYMBOLS:
+            raise ValueError(f"tokens longer than {MAX_TOKEN_SYMBOLS:,} symbols, or {MAX_TOTAL_SYMBOLS:,}"
+                             " in all (tokfx.limits)")
         for name, i in self._special.items():
-            if not 0 <= i < n or self._tokens[i] != self.alphabet.token_of_text(name):
-                raise ValueError(f"special token {name!r}: id {i} does not hold its text")
+            if type(i) is not int or not 0 <= i < n or self._tokens[i] != self.alphabet.token_of_text(name):
+                raise ValueError(f"special token {name!r}: id {i!r} does not hold its text")
         if self.alphabet.name != "bytes":
             # With no token empty, a merged token is its two shorter parts joined (checked
             # below), so checking the symbols of the others checks every token.
@@ -114,11 +140,12 @@ class Tokenizer:
             for i, token in enumerate(self._tokens):
                 if not token or (i not in merged_ids and not 0 <= min(token) <= max(token) < size):
                     raise ValueError(f"token {i} is empty or has a symbol outside the alphabet 0..{size - 1}")
-        for rank, (left, right, merged) in enumerate(self._merges):
-            if not (0 <= left < n and 0 <= right < n and 0 <= merged < n):
-                raise ValueError(f"merge {rank} {(left, right, merged)}: id out of range 0..{n - 1}")
+        for rank, merge in enumerate(self._merges):
+            if len(merge) != 3 or set(map(type, merge)) != {int} or not all(0 <= i < n for i in merge):
+                raise ValueError(f"merges[{rank}] {merge}: expected three ids in 0..{n - 1}")
+            left, right, merged = merge
             if self._tokens[left] + self._tokens[right] != self._tokens[merged]:
-                raise ValueError(f"merge {rank}: token {merged} is not token {left} + token {right}")
+                raise ValueError(f"merges[{rank}]: token {merged} is not token {left} + token {right}")
 
     # --- properties -----------------------------------------------------------------------
     @property
@@ -174,19 +201,38 @@ class Tokenizer:
         return self._tokens[token_id]
 
     # --- encoding -------------------------------------------------------------------------
+    # Every encode method takes any str: a lone surrogate (which UTF-8 cannot encode) becomes
+    # U+FFFD and a surrogate pair its character, as in tiktoken (replace_lone_surrogates). Only a
+    # text that fails to encode pays for the replacement.
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of `text` with special-token text treated as ordinary text."""
+        _check_text(text)
+        try:
+            return self._encode_ordinary(text)
+        except UnicodeEncodeError:
+            return self._encode_ordinary(replace_lone_surrogates(text))
+
+    def _encode_ordinary(self, text: str) -> list[int]:
         data = text.encode("utf-8")
         return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data))
 
     def encode(self, text: str) -> list[int]:
         """Ids of `text`; special tokens in it become their ids (the longest match first)."""
+        _check_text(text)
+        try:
+            return self._encode(text)
+        except UnicodeEncodeError:
+            # Replaced before the special tokens are found, as tiktoken does (a special token
+            # holding U+FFFD then matches where a lone surrogate stood).
+            return self._encode(replace_lone_surrogates(text))
+
+    def _encode(self, text: str) -> list[int]:
         ids: list[int] = []
         for chunk, special in self.pretokenizer.specials.split(text):
             if special:
                 ids.append(self._special[chunk])
             else:
-                ids += self.encode_ordinary(chunk)
+                ids += self._encode_ordinary(chunk)
         return ids
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
@@ -198,13 +244,19 @@ class Tokenizer:
         Text is held back only up to the last point where cutting cannot change the result, so
         memory stays bounded however long the input.
         """
-        pending = ""
+        pending = held = ""
         for text in texts:
-            pending += text
+            _check_text(text)
+            # A high surrogate ending one text may pair with a low one starting the next: held
+            # back until then, so that the pieces are those of the whole concatenation.
+            text = held + text
+            held = text[-1] if text and _is_high_surrogate(text[-1]) else ""
+            pending += _replaced_if_needed(text[:len(text) - len(held)])
             cut = self.pretokenizer.safe_cut(pending, force=len(pending) > _MAX_PENDING_CHARS)
             if cut:
                 yield from self.encode(pending[:cut])
                 pending = pending[cut:]
+        pending += replace_lone_surrogates(held)
         if pending:
             yield from self.encode(pending)
 
@@ -215,10 +267,20 @@ class Tokenizer:
         return b"".join(map(self._tokens.__getitem__, self._checked(ids)))
 
     def _checked(self, ids: Iterable[int]) -> list[int]:
+        """`ids` as a list of ints in range (integers of numpy and others taken by __index__;
+        a bool, a float or a str refused)."""
+        if isinstance(ids, (str, bytes)):
+            raise TypeError(f"ids must be a sequence of ints, not {type(ids).__name__}")
         ids = list(ids)
+        kinds = set(map(type, ids))
+        if kinds - {int}:
+            for position, i in enumerate(ids):
+                if isinstance(i, bool) or not hasattr(type(i), "__index__"):
+                    raise TypeError(f"ids[{position}] is {i!r} ({type(i).__name__}), not an int")
+            ids = [int(i) for i in ids]
         if ids and (min(ids) < 0 or max(ids) >= len(self._tokens)):
-            bad = next(i for i in ids if not 0 <= i < len(self._tokens))
-            raise ValueError(f"token id {bad} outside 0..{len(self._tokens) - 1}")
+            position, bad = next((p, i) for p, i in enumerate(ids) if not 0 <= i < len(self._tokens))
+            raise ValueError(f"ids[{position}]: token id {bad} outside 0..{len(self._tokens) - 1}")
         return ids
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
@@ -254,13 +316,16 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Tokenizer":
-        """Read a tokenizer directory (or its tokfx.json)."""
+        """Read a tokenizer directory (or its tokfx.json), untrusted input: a file beyond
+        tokfx.limits or malformed in any field raises one tokfx.TokenizerFileError naming the
+        file and the field."""
         doc, source = read_tokfx_json(path)
         return cls.from_dict(doc, source)
 
     @classmethod
     def from_dict(cls, doc: dict, source: str = "tokfx.json") -> "Tokenizer":
-        """The tokenizer of a parsed tokfx.json; a fault is one ValueError naming `source`."""
+        """The tokenizer of a parsed tokfx.json; a fault is one TokenizerFileError naming
+        `source` and the field."""
         return tokenizer_from_dict(doc, cls, source)
 
     @classmethod
@@ -268,16 +333,25 @@ class Tokenizer:
                         special_tokens: Sequence[str] = (), pattern: str = "gpt2") -> "Tokenizer":
         """A tokenizer from GPT-2 style vocab.json + merges.txt.
 
-        A special token already in the vocabulary keeps its id; others are appended.
+        A special token already in the vocabulary keeps its id; others are appended. The files
+        are untrusted input: a fault in them is one TokenizerFileError naming the file.
         """
         vocab, byte_merges = read_gpt2_files(vocab_json, merges_txt)
-        return cls.from_byte_merges(vocab, byte_merges, special_tokens, pattern)
+        check_special_tokens(special_tokens)
+        try:
+            return cls.from_byte_merges(vocab, byte_merges, special_tokens, pattern)
+        except TokenizerFileError:
+            raise
+        except ValueError as exc:  # what the files hold: the arguments were checked above
+            raise TokenizerFileError(f"{vocab_json} + {merges_txt}", None, str(exc)) from None
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],
                          special_tokens: Sequence[str] = (), pattern: str = "gpt2",
                          algorithm: str = "bpe") -> "Tokenizer":
         """A tokenizer from {id: bytes} and merges spelled as byte strings."""
+        special_tokens = check_special_tokens(special_tokens)
+        resolve_pattern(pattern)
         if sorted(vocab) != list(range(len(vocab))):
             raise ValueError("vocabulary ids must be 0..N-1 without gaps")
         tokens = [vocab[i] for i in range(len(vocab))]
@@ -296,3 +370,16 @@ class Tokenizer:
         return (f"Tokenizer(algorithm={self.algorithm!r}, vocab_size={self.vocab_size}, "
                 f"pattern={self.pattern!r}, segmenter={self.segmenter!r}, "
                 f"special_tokens={list(self._special)})")
+
+
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, not {type(text).__name__}")
+
+
+def _replaced_if_needed(text: str) -> str:
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return replace_lone_surrogates(text)

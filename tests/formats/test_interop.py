@@ -62,8 +62,8 @@ def tiny_vocab_json(tmp_path):
     ("#version: 0.2\na b\na b c\n", r"merges.txt:3: expected two tokens"),
     ("a b\nab\n", r"merges.txt:2: expected two tokens"),
     ("a  b\n", r"merges.txt:1: expected two tokens"),
-    ("a b\nab x\n", r"merges.txt:2: 'x' not in .*vocab.json"),
-    ("a b\n#version: 0.2\n", r"merges.txt:2: '#version:' and '0.2' not in"),
+    ("a b\nab x\n", r"merges.txt:2: \"x\" not in .*vocab.json"),
+    ("a b\n#version: 0.2\n", r"merges.txt:2: \"#version:\" and \"0.2\" not in"),
 ])
 def test_malformed_merges_name_file_and_line(merges_text, message, tiny_vocab_json):
     merges_txt = tiny_vocab_json.parent / "merges.txt"
@@ -73,9 +73,9 @@ def test_malformed_merges_name_file_and_line(merges_text, message, tiny_vocab_js
 
 
 @pytest.mark.parametrize("vocab_json, message", [
-    ({"a b": 0}, "vocab.json: token 'a b' has the character ' '"),
-    ({"a": 0, "b": 0}, "vocab.json: id 0 belongs to two tokens, 'a' and 'b'"),
-    ({"a": "0"}, "vocab.json: token 'a' has the id '0'"),
+    ({"a b": 0}, "vocab.json: token \"a b\": has the character ' '"),
+    ({"a": 0, "b": 0}, "vocab.json: token \"b\": id 0 belongs to two tokens, \"a\" and this one"),
+    ({"a": "0"}, "vocab.json: token \"a\": expected an int, got \"0\""),
 ])
 def test_malformed_vocab_is_refused(vocab_json, message, tmp_path):
     (tmp_path / "vocab.json").write_text(json.dumps(vocab_json), encoding="utf-8")

@@ -396,7 +396,7 @@ def test_without_scaffold_tokens_gpt2_files_are_written(tmp_path):
 @pytest.mark.parametrize("field, value, message", [
     ("model_ids", lambda ids: ids[:-1] + [len(ids) + 5], "model_ids"),
     ("is_scaffold", lambda flags: flags[:-1], "flags"),
-    ("merges", lambda merges: [[9999, 97]] + merges[1:], "merge 0"),
+    ("merges", lambda merges: [[9999, 97]] + merges[1:], r"scaffold\.merges\[0\]: uses an id not made"),
 ])
 def test_tampered_scaffold_field_is_refused(small, tmp_path, field, value, message):
     _, tok = small

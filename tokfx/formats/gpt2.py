@@ -4,6 +4,9 @@ import json
 from functools import cache
 from pathlib import Path
 
+from tokfx.formats.untrusted import Fields, TokenizerFileError, read_file_bytes, read_json_file, shown
+from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS
+
 MERGES_HEADER = "#version: 0.2"
 
 
@@ -38,39 +41,46 @@ def unspell(spelling: str) -> bytes:
 
 
 def read_gpt2_files(vocab_json, merges_txt) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """(vocab: {id: token bytes}, merges: [(left bytes, right bytes)] in rank order); a ValueError
-    names the file (and line of merges.txt) of anything malformed."""
+    """(vocab: {id: token bytes}, merges: [(left bytes, right bytes)] in rank order). The files
+    are untrusted input (tokfx.formats.untrusted): anything malformed or beyond tokfx.limits is
+    one TokenizerFileError naming the file (and line of merges.txt)."""
     vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
-    with open(vocab_path, encoding="utf-8") as f:
-        spelled_vocab = json.load(f)
+    f = Fields(str(vocab_path))
+    spelled_vocab = f.object(read_json_file(vocab_path), "", (), None)  # keys: the spellings
+    if len(spelled_vocab) > MAX_TOKENS:
+        f.fail(None, f"{len(spelled_vocab):,} tokens: at most {MAX_TOKENS:,}")
     vocab = {}
     for spelling, token_id in spelled_vocab.items():
-        if not isinstance(token_id, int) or isinstance(token_id, bool) or token_id < 0:
-            raise ValueError(f"{vocab_path}: token {spelling!r} has the id {token_id!r}, not an int >= 0")
+        field = f"token {shown(spelling)}"
+        f.int(token_id, field, 0, MAX_TOKENS - 1)
+        if len(spelling) > MAX_TOKEN_SYMBOLS:
+            f.fail(field, f"{len(spelling):,} bytes long: at most {MAX_TOKEN_SYMBOLS:,}")
         if token_id in vocab:
-            raise ValueError(f"{vocab_path}: id {token_id} belongs to two tokens, "
-                             f"{spell(vocab[token_id])!r} and {spelling!r}")
+            f.fail(field, f"id {token_id} belongs to two tokens, {shown(spell(vocab[token_id]))} and this one")
         try:
             vocab[token_id] = unspell(spelling)
         except KeyError as error:
-            raise ValueError(f"{vocab_path}: token {spelling!r} has the character {error.args[0]!r}, "
-                             "which is not in GPT-2's byte alphabet") from None
+            f.fail(field, f"has the character {error.args[0]!r}, which is not in GPT-2's byte alphabet")
     known = set(spelled_vocab)
     merges = []
-    with open(merges_path, encoding="utf-8", newline="") as f:
-        for line_number, line in enumerate(f, start=1):
-            line = line.removesuffix("\n").removesuffix("\r")
-            if (line_number == 1 and line.startswith("#version")) or not line:
-                continue  # GPT-2's header; a blank line (e.g. a trailing one) holds no merge
-            parts = line.split(" ")
-            if len(parts) != 2 or not all(parts):
-                raise ValueError(f"{merges_path}:{line_number}: expected two tokens separated by "
-                                 f"one space, got {line!r}")
-            unknown = [part for part in parts if part not in known]
-            if unknown:
-                raise ValueError(f"{merges_path}:{line_number}: {' and '.join(map(repr, unknown))} "
-                                 f"not in {vocab_path}")
-            merges.append((unspell(parts[0]), unspell(parts[1])))
+    try:
+        lines = read_file_bytes(merges_path).decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise TokenizerFileError(str(merges_path), None, f"not UTF-8: {exc}") from None
+    for line_number, line in enumerate(lines, start=1):
+        line = line.removesuffix("\r")
+        if (line_number == 1 and line.startswith("#version")) or not line:
+            continue  # GPT-2's header; a blank line (e.g. a trailing one) holds no merge
+        where = f"{merges_path}:{line_number}"
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise TokenizerFileError(where, None, f"expected two tokens separated by one space, got {shown(line)}")
+        unknown = [part for part in parts if part not in known]
+        if unknown:
+            raise TokenizerFileError(where, None, f"{' and '.join(map(shown, unknown))} not in {vocab_path}")
+        if len(merges) == MAX_TOKENS:
+            raise TokenizerFileError(where, None, f"more than {MAX_TOKENS:,} merges")
+        merges.append((unspell(parts[0]), unspell(parts[1])))
     return vocab, merges
 
 

@@ -1,5 +1,5 @@
-"""The tokfx.json file (validated against schemas/tokfx.schema.json) and the interop files
-written beside it (GPT-2 `vocab.json` + `merges.txt`, Hugging Face `tokenizer.json`).
+"""The tokfx.json file (described by schemas/tokfx.schema.json; read as untrusted input, field by
+field, within tokfx.limits: tokfx.formats.untrusted) and the interop files written beside it (GPT-2 `vocab.json` + `merges.txt`, Hugging Face `tokenizer.json`).
 
 The functions take a tokenizer as they find it (its tokens, merges, special tokens, pattern,
 alphabet, segmenter, scaffold), and build one through the constructor they are given, so that
@@ -10,18 +10,21 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
-from collections.abc import Callable
-from functools import cache
-from importlib import resources
+from collections.abc import Callable, Iterable
 from pathlib import Path
-
-import fastjsonschema
 
 from tokfx.alphabet import Alphabet
 from tokfx.formats.gpt2 import write_gpt2_files
 from tokfx.formats.hf_json import hf_tokenizer_json, hf_unigram_tokenizer_json
+from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
+from tokfx.limits import (MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS,
+                          MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS, MAX_WIDTH)
+from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
+from tokfx.segmenters import SEGMENTERS
 from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
+from tokfx.special_tokens import check_special_tokens
 from tokfx.version import __version__
 
 TOKFX_JSON = "tokfx.json"
@@ -29,10 +32,14 @@ FORMAT_VERSION = 1
 log = logging.getLogger(__name__)
 
 
-@cache
-def _validator():
-    schema = json.loads(resources.files("tokfx.schemas").joinpath("tokfx.schema.json").read_text())
-    return fastjsonschema.compile(schema)
+# The algorithms a tokfx.json may name, with the names of their parameters: filled by
+# tokfx.models.registry (a layer above this one, so it hands its trainers down) when tokfx is
+# imported, so that the file is checked against the trainers that exist.
+ALGORITHMS: dict[str, tuple[str, ...]] = {}
+
+
+def register_algorithm(name: str, param_names: Iterable[str]) -> None:
+    ALGORITHMS[name] = tuple(param_names)
 
 
 def tokenizer_to_dict(tokenizer) -> dict:
@@ -61,30 +68,156 @@ def tokenizer_to_dict(tokenizer) -> dict:
     return doc
 
 
-def tokenizer_from_dict(doc: dict, make: Callable, source: str = TOKFX_JSON):
+def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
     """The tokenizer of a tokfx.json document, built by `make` (the Tokenizer constructor); any
-    fault is one ValueError naming `source`."""
-    try:
-        _validator()(doc)
-    except fastjsonschema.JsonSchemaValueException as exc:
-        raise ValueError(f"{source}: not a valid tokfx.json: {exc.message}") from None
-    special = {s["content"]: s["id"] for s in doc["special_tokens"]}
-    nulls = {i for i, t in enumerate(doc["tokens"]) if t is None}
-    if nulls != set(special.values()):
-        raise ValueError(f"{source}: not a valid tokfx.json: null tokens {sorted(nulls)[:5]} do not"
-                         f" match the special-token ids {sorted(special.values())[:5]}")
+    fault is one TokenizerFileError naming `source` and the field (tokfx.formats.untrusted)."""
+    f = Fields(source)
+    doc = f.object(doc, "", _REQUIRED, ("segmenter", "scaffold", "scores"))
+    if doc["format"] != "tokfx":
+        f.fail("format", f"expected \"tokfx\", got {shown(doc['format'])}")
+    if f.int(doc["format_version"], "format_version") != FORMAT_VERSION:
+        f.fail("format_version", f"this tokfx reads version {FORMAT_VERSION}, not {doc['format_version']}")
+    f.str(doc["tokfx_version"], "tokfx_version", 64)
+    algorithm = f.str(doc["algorithm"], "algorithm", 64)
+    if algorithm not in ALGORITHMS:
+        f.fail("algorithm", f"unknown algorithm {shown(algorithm)}; known: {', '.join(sorted(ALGORITHMS))}")
+    params = _read_params(f, doc["params"], ALGORITHMS[algorithm])
+    pattern = _read_pattern(f, doc["pattern"])
+    alphabet = _read_alphabet(f, doc["alphabet"])
+    special = _read_special_tokens(f, doc["special_tokens"])
+    doc_tokens = f.int_rows(doc["tokens"], "tokens", MAX_TOKENS, 1, MAX_TOKEN_SYMBOLS, 0,
+                            alphabet.size - 1, MAX_TOTAL_SYMBOLS, nullable=True)
+    nulls = [i for i, t in enumerate(doc_tokens) if t is None]
+    if nulls != sorted(special.values()):
+        f.fail("tokens", f"null at ids {nulls[:5]}, which must be the special-token ids"
+                         f" {sorted(special.values())[:5]}")
+    merges = f.int_rows(doc["merges"], "merges", MAX_TOKENS, 3, 3, 0, len(doc_tokens) - 1,
+                        3 * MAX_TOKENS)
+    segmenter, segmenter_params = _read_segmenter(f, doc.get("segmenter", {"name": "bpe", "params": {}}))
     names = {i: name for name, i in special.items()}
-    pattern = doc["pattern"]["name"] or doc["pattern"]["regex"]
+    tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc_tokens)]
+    scores = f.scores(doc["scores"], "scores", len(doc_tokens), set(nulls)) if "scores" in doc else None
     try:
-        alphabet = Alphabet.from_dict(doc["alphabet"])
-        tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc["tokens"])]
-        segmenter = doc.get("segmenter", {"name": "bpe", "params": {}})
-        scaffold = ScaffoldVocab.from_dict(doc["scaffold"], alphabet) if "scaffold" in doc else None
-        return make(tokens, [tuple(m) for m in doc["merges"]], special, pattern,
-                    doc["algorithm"], doc["params"], alphabet, segmenter["name"],
-                    segmenter["params"], scaffold, doc.get("scores"))
+        scaffold = _read_scaffold(f, doc["scaffold"], alphabet) if "scaffold" in doc else None
     except ValueError as exc:
-        raise ValueError(f"{source}: not a valid tokfx.json: {exc}") from None
+        if isinstance(exc, TokenizerFileError):
+            raise
+        f.fail("scaffold", str(exc))
+    try:
+        return make(tokens, [tuple(m) for m in merges], special, pattern, algorithm, params,
+                    alphabet, segmenter, segmenter_params, scaffold, scores)
+    except ValueError as exc:  # the constructor's checks name what they refuse (merges[3], ...)
+        f.fail(None, str(exc))
+
+
+_REQUIRED = ("format", "format_version", "tokfx_version", "algorithm", "params", "pattern",
+             "alphabet", "special_tokens", "tokens", "merges")
+
+
+def _read_params(f: Fields, value: object, param_names: tuple[str, ...]) -> dict:
+    """The trainer's recorded parameters: `vocab_size` an int, the others the algorithm's own,
+    each an int, a finite float, a string, null or an array of ints (what the trainers record)."""
+    params = f.object(value, "params", (), ("vocab_size", *param_names))
+    for name, item in params.items():
+        field = f"params.{name}"
+        if name == "vocab_size" or isinstance(item, bool):
+            f.int(item, field, 1, MAX_TOKENS)
+        elif isinstance(item, float):  # unigram's shrinking_factor
+            if not math.isfinite(item):
+                f.fail(field, f"expected a finite number, got {shown(item)}")
+        elif isinstance(item, list):
+            f.ints(item, field, MAX_TOKENS, 0, 2**64 - 1)
+        elif isinstance(item, str):
+            f.str(item, field, 64)
+        elif item is not None:
+            f.int(item, field, 0, 2**64 - 1)
+    return params
+
+
+def _read_pattern(f: Fields, value: object) -> str:
+    """The pattern to build: a named pattern's name (its regex must be the one the name means:
+    the native splitter runs the name and would ignore another regex), or a user regex."""
+    pattern = f.object(value, "pattern", ("name", "regex"))
+    name, source = pattern["name"], f.str(pattern["regex"], "pattern.regex", MAX_PATTERN_CHARS)
+    if name is None:
+        try:
+            if resolve_pattern(source)[0] is not None:
+                raise ValueError("a pattern name written as the regex (with a null name)")
+        except (TypeError, ValueError) as exc:
+            f.fail("pattern.regex", str(exc))
+        return source
+    f.str(name, "pattern.name", 64)
+    if name not in PATTERNS:
+        f.fail("pattern.name", f"unknown pattern name {shown(name)}; known: {', '.join(sorted(PATTERNS))}")
+    if source != PATTERNS[name]:
+        f.fail("pattern.regex", f"is not the regex of the pattern {name!r} (a user regex has a null name)")
+    return name
+
+
+def _read_alphabet(f: Fields, value: object) -> Alphabet:
+    alphabet = f.object(value, "alphabet", ("name",), ("groups",))
+    name = f.str(alphabet["name"], "alphabet.name", 16)
+    groups = f.ints(alphabet["groups"], "alphabet.groups", 4, 0, 255) if "groups" in alphabet else ()
+    try:
+        return Alphabet(name, tuple(groups))
+    except ValueError as exc:
+        f.fail("alphabet", str(exc))
+
+
+def _read_special_tokens(f: Fields, value: object) -> dict[str, int]:
+    """{content: id}: the contents distinct and within tokfx.limits, the ids distinct."""
+    entries = f.list(value, "special_tokens", MAX_SPECIAL_TOKENS)
+    special = {}
+    for i, entry in enumerate(entries):
+        entry = f.object(entry, f"special_tokens[{i}]", ("id", "content"))
+        token_id = f.int(entry["id"], f"special_tokens[{i}].id", 0, MAX_TOKENS - 1)
+        content = f.str(entry["content"], f"special_tokens[{i}].content", MAX_SPECIAL_TOKEN_BYTES)
+        if content in special or token_id in special.values():
+            f.fail(f"special_tokens[{i}]", "its content or id is another special token's")
+        special[content] = token_id
+    try:
+        check_special_tokens(special)
+    except (TypeError, ValueError) as exc:
+        f.fail("special_tokens", str(exc))
+    return special
+
+
+def _read_segmenter(f: Fields, value: object) -> tuple[str, dict]:
+    segmenter = f.object(value, "segmenter", ("name", "params"))
+    name = f.str(segmenter["name"], "segmenter.name", 64)
+    if name not in SEGMENTERS:
+        f.fail("segmenter.name", f"unknown segmenter {shown(name)}; known: {', '.join(SEGMENTERS)}")
+    params = f.object(segmenter["params"], "segmenter.params", (), tuple(SEGMENTERS[name].defaults))
+    for key, item in params.items():
+        f.int(item, f"segmenter.params.{key}", *_SEGMENTER_PARAM_RANGE.get(key, (0, 2**63 - 1)))
+    return name, params
+
+
+_SEGMENTER_PARAM_RANGE = {"max_width": (1, MAX_WIDTH), "seed": (0, 2**64 - 1)}
+
+
+def _read_scaffold(f: Fields, value: object, alphabet: Alphabet) -> ScaffoldVocab:
+    """Scaffold-BPE's expanded vocabulary. Its scaffold tokens are not written out, so their
+    lengths are computed from the merges, and bounded, before any token is built."""
+    scaffold = f.object(value, "scaffold", ("merges", "is_scaffold", "model_ids"))
+    merges = f.int_rows(scaffold["merges"], "scaffold.merges", MAX_TOKENS, 2, 2, 0,
+                        alphabet.size + MAX_TOKENS, 2 * MAX_TOKENS)
+    flags = f.list(scaffold["is_scaffold"], "scaffold.is_scaffold", MAX_TOKENS)
+    if set(map(type, flags)) - {bool}:
+        f.fail("scaffold.is_scaffold", "expected an array of true/false")
+    model_ids = f.list(scaffold["model_ids"], "scaffold.model_ids", alphabet.size + MAX_TOKENS)
+    if set(map(type, model_ids)) - {int, type(None)}:
+        f.fail("scaffold.model_ids", "expected an array of ints and nulls")
+    lengths, total = [1] * alphabet.size, alphabet.size
+    for rank, (left, right) in enumerate(merges):
+        if left >= len(lengths) or right >= len(lengths):
+            f.fail(f"scaffold.merges[{rank}]", f"uses an id not made before it ({left}, {right})")
+        lengths.append(lengths[left] + lengths[right])
+        total += lengths[-1]
+        if lengths[-1] > MAX_TOKEN_SYMBOLS or total > MAX_TOTAL_SYMBOLS:
+            f.fail(f"scaffold.merges[{rank}]", f"its tokens would spell more than {MAX_TOKEN_SYMBOLS:,}"
+                                               f" symbols each or {MAX_TOTAL_SYMBOLS:,} in all")
+    return ScaffoldVocab.from_dict(scaffold, alphabet)
 
 
 def tokenizer_json_bytes(tokenizer) -> bytes:
@@ -95,7 +228,12 @@ def tokenizer_json_bytes(tokenizer) -> bytes:
 
 def tokenizer_hash(tokenizer) -> str:
     """sha256 of the canonical tokfx.json: names a tokenizer in shards and manifests."""
-    return hashlib.sha256(tokenizer_json_bytes(tokenizer)).hexdigest()
+    return json_bytes_hash(tokenizer_json_bytes(tokenizer))
+
+
+def json_bytes_hash(data: bytes) -> str:
+    """tokenizer_hash from the canonical tokfx.json bytes (tokenizer_json_bytes), already made."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def interop_refusal(tokenizer) -> str | None:
@@ -141,17 +279,15 @@ def save_tokenizer(tokenizer, directory: str | os.PathLike) -> str | None:
 
 
 def read_tokfx_json(path: str | os.PathLike) -> tuple[dict, str]:
-    """The JSON document of a tokenizer directory (or its tokfx.json), and the file's name."""
+    """The JSON document of a tokenizer directory (or its tokfx.json), and the file's name; a
+    TokenizerFileError for a file too large, too deeply nested, not JSON or not a tokfx.json."""
     path = Path(path)
     if path.is_dir():
         path = path / TOKFX_JSON
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such tokenizer file")
-    try:
-        doc = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a tokfx.json (not JSON: {exc})") from None
+    doc = read_json_file(path)
     if not isinstance(doc, dict) or doc.get("format") != "tokfx":
-        raise ValueError(f"{path}: not a tokfx.json (no \"format\": \"tokfx\"; a Hugging Face"
-                         " tokenizer.json or GPT-2 vocab.json is not a tokfx file)")
+        raise TokenizerFileError(str(path), None, "not a tokfx.json (no \"format\": \"tokfx\"; a Hugging"
+                                 " Face tokenizer.json or GPT-2 vocab.json is not a tokfx file)")
     return doc, str(path)

@@ -2,6 +2,7 @@
 `tokfx.json`'s "algorithm" name one of these (the interface: tokfx.models.base.Trainer)."""
 from __future__ import annotations
 
+from tokfx.formats.tokfx_json import register_algorithm
 from tokfx.models.base import Trainer
 from tokfx.models.bpe.trainer import BpeTrainer
 from tokfx.models.pathpiece import PathPieceTrainer
@@ -13,6 +14,9 @@ TRAINERS: dict[str, type[Trainer]] = {
     trainer.name: trainer for trainer in (BpeTrainer, ScaffoldBpeTrainer, PathPieceTrainer, SageTrainer,
                                          UnigramTrainer)
 }
+
+for _trainer in TRAINERS.values():
+    register_algorithm(_trainer.name, _trainer.param_names())
 
 
 def get_trainer(name: str) -> type[Trainer]:

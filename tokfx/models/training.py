@@ -6,13 +6,14 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 from tokfx.alphabet import BYTES, Alphabet
+from tokfx.limits import MAX_TOKENS
 from tokfx.counting import count_lines, count_pretokens, count_pretokens_file
 from tokfx.models.base import Target, finish
 from tokfx.models.registry import get_trainer
 from tokfx.pre_tokenizers import resolve_pattern
 from tokfx.progress import Progress
 from tokfx.segmenters import full_segmenter_params, get_segmenter
-from tokfx.special_tokens import DEFAULT_SPECIAL, SpecialTokens
+from tokfx.special_tokens import DEFAULT_SPECIAL, SpecialTokens, check_special_tokens
 from tokfx.tokenizer import Tokenizer
 
 _NEEDS_TEXT = ("context='line' needs running text: tokfx.train(texts, ...), or the counts with the"
@@ -20,7 +21,13 @@ _NEEDS_TEXT = ("context='line' needs running text: tokfx.train(texts, ...), or t
 
 
 def check_vocab_size(vocab_size: int, special_tokens: Sequence[str], alphabet: Alphabet = BYTES) -> None:
-    smallest = alphabet.size + len(set(special_tokens))
+    """A TypeError unless `vocab_size` is an int (not a bool, a float or a str), a ValueError
+    unless it holds the alphabet and the special tokens and is within tokfx.limits."""
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+        raise TypeError(f"vocab_size must be an int, got {vocab_size!r} ({type(vocab_size).__name__})")
+    smallest = alphabet.size + len(check_special_tokens(special_tokens))
+    if vocab_size > MAX_TOKENS:
+        raise ValueError(f"vocab size {vocab_size:,} is larger than {MAX_TOKENS:,} (tokfx.limits)")
     if vocab_size < smallest:
         raise ValueError(f"vocab size {vocab_size} is smaller than the alphabet ({alphabet.size})"
                          f" plus {len(set(special_tokens))} special tokens = {smallest}")
@@ -74,6 +81,8 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     also gets the texts' line counts (`count_lines`); from counts, give them as `lines` (the CLI
     and the pipeline count both in one pass).
     """
+    # Every argument is checked before the (maybe long) counting and training.
+    special_tokens = list(check_special_tokens(special_tokens))
     base = Alphabet.named(alphabet, cjk_groups)
     trainer = get_trainer(algorithm)(params)
     resolve_pattern(pattern)

@@ -2,7 +2,7 @@
 
 Special tokens never reach training: counting drops them, `Tokenizer.encode` emits their ids.
 Built-in patterns run in the native splitter (`tokfx._pretokenize`, exactly equal to the `regex`
-package); user patterns run in `regex`.
+package); user patterns run in `regex`, bounded in time and checked for coverage (`user_pattern`).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tokfx._pretokenize import piece_ends as native_piece_ends
 from tokfx._pretokenize import split as native_split
 from tokfx.pre_tokenizers.boundaries import is_safe_newline
 from tokfx.pre_tokenizers.patterns import NO_NEWLINE_SPLIT, PATTERNS
+from tokfx.pre_tokenizers.user_pattern import checked_user_pattern
 from tokfx.special_tokens import SpecialTokens
 
 _PLAIN_WORD = regex.compile(r"[A-Za-z0-9_-]+")
@@ -27,17 +28,17 @@ def resolve_pattern(pattern: str) -> tuple[str | None, str]:
     """(name, regex source) of a built-in pattern name or a user regex.
 
     A bare word that is not a built-in name is refused rather than taken as a regex: a typo in a
-    pattern name would otherwise silently pre-tokenize with a literal.
+    pattern name would otherwise silently pre-tokenize with a literal. A regex is checked as
+    `user_pattern` says (bounded compile, a probe of coverage and backtracking).
     """
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str (a pattern name or a regex), got {type(pattern).__name__}")
     if pattern in PATTERNS:
         return pattern, PATTERNS[pattern]
     if _PLAIN_WORD.fullmatch(pattern):
         raise ValueError(f"unknown pattern name {pattern!r}; known: {', '.join(sorted(PATTERNS))}"
                          " (or pass a regular expression)")
-    try:
-        regex.compile(pattern)
-    except regex.error as exc:
-        raise ValueError(f"invalid pattern regex {pattern!r}: {exc}") from None
+    checked_user_pattern(pattern)
     return None, pattern
 
 
@@ -47,14 +48,14 @@ class PreTokenizer:
     def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] = ()):
         self.pattern_name, self.pattern_regex = resolve_pattern(pattern)
         self.specials = SpecialTokens(special_tokens)
-        self._compiled = regex.compile(self.pattern_regex)
         self._native = self.pattern_name in FAST_PATTERNS
+        self._user = None if self._native else checked_user_pattern(self.pattern_regex)
 
     def piece_ends(self, data: bytes) -> array:
         """Exclusive end offsets (in bytes) of the pieces of one UTF-8 chunk without specials."""
         if self._native:
             return native_piece_ends(data, self.pattern_name)
-        pieces = self._compiled.findall(data.decode("utf-8"))
+        pieces = self._user.findall(data.decode("utf-8"))
         return array("q", accumulate(len(p.encode("utf-8")) for p in pieces))
 
     def safe_cut(self, text: str, force: bool = False) -> int:
@@ -94,7 +95,7 @@ class PreTokenizer:
             if self._native:
                 out.extend(native_split(chunk.encode("utf-8"), self.pattern_name))
             else:
-                out.extend(p.encode("utf-8") for p in self._compiled.findall(chunk))
+                out.extend(p.encode("utf-8") for p in self._user.findall(chunk))
         return out
 
     def count_into(self, text: str, counts: dict[bytes, int]) -> None:
@@ -105,7 +106,7 @@ class PreTokenizer:
             if self._native:
                 native_count(chunk.encode("utf-8"), self.pattern_name, counts)
             else:
-                for piece in self._compiled.findall(chunk):
+                for piece in self._user.findall(chunk):
                     key = piece.encode("utf-8")
                     counts[key] = counts.get(key, 0) + 1
 

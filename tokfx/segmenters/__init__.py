@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from tokfx.limits import MAX_WIDTH
 from tokfx.segmenters.bpe import merges_encoder
 from tokfx.segmenters.shortest_path import path_encoder
 
@@ -57,4 +58,6 @@ def full_segmenter_params(name: str, params: Mapping | None) -> dict:
     for key, value in full.items():
         if not isinstance(value, int) or isinstance(value, bool):
             raise ValueError(f"segmenter {name!r}: {key} must be an integer, got {value!r}")
+    if not 1 <= full.get("max_width", 1) <= MAX_WIDTH:  # a C int in the segmenter; no token is wider
+        raise ValueError(f"segmenter {name!r}: max_width must be in 1..{MAX_WIDTH}, got {full['max_width']}")
     return full
