@@ -1,8 +1,9 @@
 """CountPretokens: documents -> one {pre-token bytes: count} dict, ready for a single reducer.
 
-Each bundle counts into a local dict and, in `finish_bundle`, emits it cut into `PARTS` parts
-by a stable hash of the pre-token: a few dozen elements per bundle, not one per distinct
-pre-token (Beam's per-element cost was five times the counting itself). `CombinePerKey` adds
+Each bundle counts into a local dict and, in `finish_bundle` (or sooner, once the dict holds
+`FLUSH_ENTRIES` keys, so that a worker's table stays bounded however large its bundle), emits it
+cut into `PARTS` parts by a stable hash of the pre-token: a few dozen elements per bundle, not
+one per distinct pre-token (Beam's per-element cost was five times the counting itself). `CombinePerKey` adds
 up each part's dicts on its own reducer, so the summing spreads over workers; pruning by
 `min_count` happens per part, and the funnel joins the disjoint parts, keeping only the
 `max_pretokens` most frequent, trimming as it merges.
@@ -25,6 +26,9 @@ from tokfx.pre_tokenizers import PreTokenizer
 # Reducers that the summing spreads over; enough for a cluster, few enough that a bundle's
 # parts stay large.
 PARTS = 64
+# A bundle's dict is emitted once it holds this many keys (some 100 MB of Python dict): the
+# local runner gives a worker one bundle for all its read tasks.
+FLUSH_ENTRIES = 1 << 20
 
 
 def split_counts(counts: dict[bytes, int], parts: int = PARTS) -> dict[int, dict[bytes, int]]:
@@ -55,11 +59,16 @@ class _CountInBundle(beam.DoFn):
         start = time.perf_counter()
         self.count_into(doc.text, self.counts)
         self.usec.inc(int((time.perf_counter() - start) * 1e6))
+        if len(self.counts) >= FLUSH_ENTRIES:
+            yield from self._emit()
 
     def finish_bundle(self):
-        self.units.inc(sum(self.counts.values()))
-        for item in split_counts(self.counts).items():
+        for item in self._emit():
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
+
+    def _emit(self):
+        self.units.inc(sum(self.counts.values()))
+        yield from split_counts(self.counts).items()
         self.counts = {}
 
 

@@ -5,6 +5,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+import beam_jobs.count
 import tokfx
 from beam_jobs.count import CountPretokens
 from pipeline_corpus import EOT, SOURCES, paragraphs
@@ -41,6 +42,20 @@ def test_counts_are_the_librarys_counts(texts):
     with _pipeline() as p:
         counts = _documents(p, texts) | CountPretokens(special_tokens=[EOT])
         assert_that(counts, equal_to([expected]))
+
+
+def test_a_bundle_that_outgrows_its_table_emits_it_and_counts_on(texts, monkeypatch):
+    # A flush every 100 distinct pre-tokens: many partial tables, the same sum.
+    monkeypatch.setattr(beam_jobs.count, "FLUSH_ENTRIES", 100)
+    emitted = []
+    split = beam_jobs.count.split_counts
+    monkeypatch.setattr(beam_jobs.count, "split_counts", lambda counts: emitted.append(len(counts)) or split(counts))
+    expected = tokfx.count_pretokens(texts, special_tokens=[EOT])
+    assert len(expected) > 10 * 100
+    with _pipeline() as p:
+        counts = _documents(p, texts) | CountPretokens(special_tokens=[EOT])
+        assert_that(counts, equal_to([expected]))
+    assert len(emitted) > 10 and max(emitted) < 100 + 200  # flushed as it went (+ one document's)
 
 
 def test_another_pattern(texts):
