@@ -230,3 +230,56 @@ def test_unigram_tokenizer_json_encodes_as_tokfx(tmp_path):
     for text in texts:
         assert hf.encode(text).ids == tok.encode(text), text
         assert hf.decode(tok.encode(text), skip_special_tokens=False) == text
+
+
+@pytest.fixture(scope="module")
+def wordpiece_pair(tmp_path_factory):
+    """A WordPiece tokenizer (greedy) and tokenizers' reading of its tokenizer.json."""
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:40_000]
+    tok = tokfx.train(english, "wordpiece", vocab_size=1500, pattern="gpt2")
+    directory = tmp_path_factory.mktemp("wordpiece")
+    assert "tokenizer.json only" in tok.save(directory)
+    assert not (directory / "merges.txt").exists()
+    doc = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
+    assert doc["model"]["type"] == "WordPiece" and doc["model"]["continuing_subword_prefix"] == ""
+    return tok, Tokenizer.from_file(str(directory / "tokenizer.json")), english
+
+
+def test_wordpiece_tokenizer_json_encodes_as_tokfx(wordpiece_pair):
+    import random
+
+    tok, hf, english = wordpiece_pair
+    rng = random.Random(0)
+    alphabet = list("abcdefghij klmnop ,.'\n\t0123") + ["é", "日本", "🙂", "<|endoftext|>", "  ", "the", "ing"]
+    # A word far beyond tokenizers' default limit of 100 characters is spelled, not [UNK].
+    texts = [english[:8000], "x" * 500 + "abc" * 100] + \
+        ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(300)]
+    for text in texts:
+        assert hf.encode(text).ids == tok.encode(text), text
+        assert hf.decode(tok.encode(text), skip_special_tokens=False) == text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(st.one_of(st.sampled_from(TRICKY), st.text(ASSIGNED, max_size=8)), max_size=20)
+       .map("".join))
+def test_wordpiece_tokenizer_json_on_fuzzed_text(text, wordpiece_pair):
+    tok, hf, _ = wordpiece_pair
+    assert hf.encode(text).ids == tok.encode(text)
+
+
+def test_greedy_with_tokens_wider_than_max_width_is_refused(tmp_path):
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:20_000]
+    tok = tokfx.train(english, "bpe", vocab_size=400).with_segmenter("greedy", max_width=2)
+    assert "no max_width" in tok.save(tmp_path)
+    assert not (tmp_path / "tokenizer.json").exists()
+    # The same vocabulary with every token in reach exports, and encodes alike.
+    tok = tok.with_segmenter("greedy", max_width=16)
+    assert tok.save(tmp_path / "wide") is not None
+    hf = Tokenizer.from_file(str(tmp_path / "wide" / "tokenizer.json"))
+    assert hf.encode(english[:5000]).ids == tok.encode(english[:5000])

@@ -94,3 +94,21 @@ def model_vocab(vocab: dict[int, bytes], special_tokens: dict[str, int]) -> dict
 def oniguruma_pattern(pattern: str) -> str:
     """pattern (for the `regex` package) spelled so that tokenizers' Oniguruma splits alike."""
     return _POSSESSIVE_INTERVAL.sub(r"(?>\g<atom>\g<interval>)", pattern)
+
+
+# A WordPiece model's word limit: longer words are one unk token in tokenizers (default 100).
+# Ours has none; this is beyond any pre-token tokfx reads.
+WORDPIECE_MAX_CHARS = 1 << 62
+
+
+def hf_wordpiece_tokenizer_json(vocab: dict[int, bytes], special_tokens: dict[str, int], pattern: str) -> dict:
+    """The same pipeline around a `WordPiece` model for a vocabulary that segments with
+    `greedy`: tokenizers' WordPiece takes the longest vocabulary entry that prefixes the rest of
+    the word, left to right, as our greedy does (given every token fits its max_width), with no
+    continuing-subword prefix (""), no word limit (WORDPIECE_MAX_CHARS) and the spelled byte 0
+    as its unk token, never used as every byte is a token."""
+    doc = hf_tokenizer_json(vocab, [], special_tokens, pattern)
+    doc["model"] = {"type": "WordPiece", "unk_token": spell(b"\x00"), "continuing_subword_prefix": "",
+                    "max_input_chars_per_word": WORDPIECE_MAX_CHARS,
+                    "vocab": model_vocab(vocab, special_tokens)}
+    return doc
