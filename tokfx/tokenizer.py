@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.formats.gpt2 import read_gpt2_files
+from tokfx.formats.hf_json import read_hf_unigram
 from tokfx.formats.tokfx_json import read_tokfx_json, save_tokenizer, tokenizer_from_dict
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.segmenters import full_segmenter_params, get_segmenter
@@ -272,6 +273,20 @@ class Tokenizer:
         """
         vocab, byte_merges = read_gpt2_files(vocab_json, merges_txt)
         return cls.from_byte_merges(vocab, byte_merges, special_tokens, pattern)
+
+    @classmethod
+    def from_hf_unigram(cls, tokenizer_json: str | os.PathLike, pattern: str | None = None) -> "Tokenizer":
+        """A tokenizer from a Hugging Face byte-level Unigram tokenizer.json (UnigramTrainer over a
+        ByteLevel pre-tokenizer, or our own export): its ids, scores and special tokens, segmented
+        with `likelihood` (max_width: the widest piece, at least 16, as tokenizers' Unigram has no
+        width limit). `pattern`: the pre-tokenization (default: the file's, "gpt2" for ByteLevel's
+        own regex)."""
+        found = read_hf_unigram(tokenizer_json)
+        tokens = found["tokens"]
+        width = max([16] + [len(t) for t, s in zip(tokens, found["scores"]) if s is not None])
+        return cls(tokens, [], found["special_tokens"], pattern or found["pattern"], "unigram",
+                   {"vocab_size": len(tokens)}, segmenter="likelihood", segmenter_params={"max_width": width},
+                   scores=found["scores"])
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],

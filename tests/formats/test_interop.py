@@ -283,3 +283,78 @@ def test_greedy_with_tokens_wider_than_max_width_is_refused(tmp_path):
     assert tok.save(tmp_path / "wide") is not None
     hf = Tokenizer.from_file(str(tmp_path / "wide" / "tokenizer.json"))
     assert hf.encode(english[:5000]).ids == tok.encode(english[:5000])
+
+
+@pytest.fixture(scope="module")
+def hf_trained_unigram(tmp_path_factory):
+    """A byte-level Unigram trained by tokenizers (UnigramTrainer, ByteLevel pre-tokenizer) on
+    fixture text, saved, and imported into tokfx."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:60_000]
+    hf = Tokenizer(models.Unigram())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.UnigramTrainer(vocab_size=800, special_tokens=[END_OF_TEXT],
+                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    hf.train_from_iterator(english.split("\n"), trainer)
+    path = tmp_path_factory.mktemp("hf-unigram") / "tokenizer.json"
+    hf.save(str(path))
+    return hf, tokfx.Tokenizer.from_hf_unigram(path), english
+
+
+def test_hf_unigram_import_encodes_as_tokenizers(hf_trained_unigram):
+    import random
+
+    hf, tok, english = hf_trained_unigram
+    assert tok.vocab_size == hf.get_vocab_size() and tok.segmenter == "likelihood" and tok.pattern == "gpt2"
+    assert tok.special_tokens == {END_OF_TEXT: hf.token_to_id(END_OF_TEXT)}
+    rng = random.Random(1)
+    alphabet = list("abcdefghij klmnop ,.'\n\t0123") + ["é", "日本", "🙂", END_OF_TEXT, "  ", "the", "ing"]
+    texts = [english[:10_000]] + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+                                  for _ in range(300)]
+    for text in texts:
+        assert tok.encode(text) == hf.encode(text).ids, text
+        assert tok.decode(tok.encode(text)) == text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(st.one_of(st.sampled_from(TRICKY), st.text(ASSIGNED, max_size=8)), max_size=20)
+       .map("".join))
+def test_hf_unigram_import_on_fuzzed_text(text, hf_trained_unigram):
+    hf, tok, _ = hf_trained_unigram
+    assert tok.encode(text) == hf.encode(text).ids
+
+
+def test_our_unigram_export_reads_back(tmp_path):
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:30_000]
+    tok = tokfx.train(english, "unigram", vocab_size=500, pattern="cl100k")
+    tok.save(tmp_path)
+    again = tokfx.Tokenizer.from_hf_unigram(tmp_path / "tokenizer.json")
+    assert again.pattern == "cl100k" and again.tokens == tok.tokens and again.scores == tok.scores
+    assert again.encode(english) == tok.encode(english)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda doc: doc["model"].update(type="BPE"), "its model is 'BPE'"),
+    (lambda doc: doc.update(normalizer={"type": "NFC"}), "normalizer"),
+    (lambda doc: doc["model"]["vocab"].pop(300), "has no piece of its own|special token"),
+    (lambda doc: doc["model"]["vocab"].__setitem__(300, ["\u4e00x", -3.0]), "byte alphabet"),
+])
+def test_hf_unigram_import_refuses_what_it_cannot_read(change, message, tmp_path):
+    import tokfx
+    from conftest import fixture_path
+
+    tok = tokfx.train(fixture_path("corpus.en").read_text(encoding="utf-8")[:20_000], "unigram", vocab_size=400)
+    tok.save(tmp_path)
+    doc = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    change(doc)
+    (tmp_path / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        tokfx.Tokenizer.from_hf_unigram(tmp_path / "tokenizer.json")

@@ -112,3 +112,75 @@ def hf_wordpiece_tokenizer_json(vocab: dict[int, bytes], special_tokens: dict[st
                     "max_input_chars_per_word": WORDPIECE_MAX_CHARS,
                     "vocab": model_vocab(vocab, special_tokens)}
     return doc
+
+
+def read_hf_unigram(path) -> dict:
+    """A byte-level Unigram tokenizer.json (as tokenizers' UnigramTrainer over a ByteLevel
+    pre-tokenizer writes it, or as hf_unigram_tokenizer_json does) as Tokenizer arguments:
+    `tokens` (bytes by id; a special token's entry holds its text), `scores` (None for special
+    tokens), `special_tokens` {text: id} and `pattern` ("gpt2" for ByteLevel's own regex, else
+    the regex of a Split before a ByteLevel without its regex). Anything else is refused with a
+    ValueError naming the file: another model, a normalizer, byte fallback, a piece outside
+    GPT-2's byte alphabet, a byte missing from the vocabulary."""
+    import json
+
+    from tokfx.formats.gpt2 import unspell
+
+    def refuse(why: str):
+        raise ValueError(f"{path}: not a byte-level Unigram tokenizer.json: {why}")
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        refuse(f"not JSON ({exc})")
+    if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
+        refuse("no model")
+    model = doc["model"]
+    if model.get("type") != "Unigram":
+        refuse(f"its model is {model.get('type')!r}")
+    if model.get("byte_fallback"):
+        refuse("byte_fallback is set")
+    if doc.get("normalizer") is not None:
+        refuse("it has a normalizer")
+    pre = doc.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    kinds = [step.get("type") for step in steps if isinstance(step, dict)]
+    if kinds == ["ByteLevel"] and steps[0].get("use_regex", True) and not steps[0].get("add_prefix_space"):
+        pattern = "gpt2"
+    elif (kinds == ["Split", "ByteLevel"] and not steps[1].get("use_regex", True)
+          and not steps[1].get("add_prefix_space") and steps[0].get("behavior") == "Isolated"
+          and not steps[0].get("invert") and isinstance(steps[0].get("pattern"), dict)
+          and "Regex" in steps[0]["pattern"]):
+        pattern = steps[0]["pattern"]["Regex"]
+        from tokfx.pre_tokenizers.patterns import PATTERNS
+        # A named pattern as our export spells it is read back as its name.
+        pattern = next((name for name, rx in PATTERNS.items() if oniguruma_pattern(rx) == pattern), pattern)
+    else:
+        refuse(f"its pre-tokenizer is {kinds} (expected ByteLevel, or Split then ByteLevel,"
+               " without a prefix space)")
+    specials = {t["content"]: t["id"] for t in doc.get("added_tokens") or [] if t.get("special")}
+    vocab = model.get("vocab")
+    if not isinstance(vocab, list) or not vocab:
+        refuse("no vocab")
+    tokens, scores = [], []
+    for i, entry in enumerate(vocab):
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                and isinstance(entry[1], (int, float))):
+            refuse(f"vocab entry {i} is not [piece, score]")
+        piece, score = entry
+        if specials.get(piece) == i:
+            tokens.append(piece.encode("utf-8"))
+            scores.append(None)
+            continue
+        try:
+            tokens.append(unspell(piece))
+        except KeyError:
+            refuse(f"piece {i} ({piece!r}) is not spelled in GPT-2's byte alphabet")
+        scores.append(float(score))
+    if any(not 0 <= i < len(vocab) or vocab[i][0] != text for text, i in specials.items()):
+        refuse("a special token is not its own vocab entry")
+    present = {t[0] for t, s in zip(tokens, scores) if s is not None and len(t) == 1}
+    if len(present) < 256:
+        refuse(f"byte {min(set(range(256)) - present):#04x} has no piece of its own")
+    return {"tokens": tokens, "scores": scores, "special_tokens": specials, "pattern": pattern}
