@@ -10,6 +10,14 @@ Scaffold mode (train_scaffold_merges, Scaffold-BPE) runs the same merges and als
 token's standalone frequency, flags a merge's parts whose frequency falls below the queue
 head, and queues flagged tokens beside the pairs. Its twin is
 tokfx.reference.bpe_train.train_scaffold_merges.
+
+PMI mode (train_wordpiece_merges, WordPiece as the PathPiece paper describes it) runs the same
+merges but picks the pair with the highest count(ab) / (count(a) count(b)), each token's count
+being its standalone frequency. A merge changes the score of every pair holding one of its
+parts (their counts fall), so each token indexes the pairs it is in, and those pairs, with the
+pairs the merge made, are re-queued in a max-heap of exact scores; an entry is valid when its
+pair's count and its parts' counts are still those it was queued with. Its twin is
+tokfx.reference.wordpiece_train.
 """
 from array import array
 
@@ -54,6 +62,65 @@ cdef extern from *:
         int32_t token
     void push_token(vector[TokenEntry]& heap, TokenEntry entry, const vector[string]& keys) noexcept nogil
     void pop_token(vector[TokenEntry]& heap, const vector[string]& keys) noexcept nogil
+
+cdef extern from *:
+    """
+    #include <algorithm>
+    #include <string>
+    #include <vector>
+    // A pair queued in PMI mode with its score count / denom, denom = count(left) count(right)
+    // at the time, exact: counts are below 2**42 (checked), so the cross products fit 128 bits.
+    struct PmiEntry { int64_t count; unsigned __int128 denom; int32_t pair; int32_t left; int32_t right; };
+    // Max-heap order: the higher score, then the higher pair count, then BPE's tie rule (the
+    // greater key(left), key(right), then the greater ids).
+    struct PmiRanksBelow {
+        const std::vector<std::string>* keys;
+        bool operator()(const PmiEntry& a, const PmiEntry& b) const {
+            unsigned __int128 x = (unsigned __int128)(uint64_t)a.count * b.denom;
+            unsigned __int128 y = (unsigned __int128)(uint64_t)b.count * a.denom;
+            if (x != y) return x < y;
+            if (a.count != b.count) return a.count < b.count;
+            int order = (*keys)[a.left].compare((*keys)[b.left]);
+            if (order == 0) order = (*keys)[a.right].compare((*keys)[b.right]);
+            if (order != 0) return order < 0;
+            if (a.left != b.left) return a.left < b.left;
+            return a.right < b.right;
+        }
+    };
+    static PmiEntry pmi_entry(int64_t count, int64_t left_count, int64_t right_count, int32_t pair,
+                              int32_t left, int32_t right) {
+        PmiEntry e;
+        e.count = count;
+        e.denom = (unsigned __int128)(uint64_t)left_count * (uint64_t)right_count;
+        e.pair = pair; e.left = left; e.right = right;
+        return e;
+    }
+    static bool pmi_current(const PmiEntry& e, int64_t count, int64_t left_count, int64_t right_count) {
+        return e.count == count && e.denom == (unsigned __int128)(uint64_t)left_count * (uint64_t)right_count;
+    }
+    static void push_pmi(std::vector<PmiEntry>& heap, PmiEntry entry, const std::vector<std::string>& keys) {
+        heap.push_back(entry);
+        std::push_heap(heap.begin(), heap.end(), PmiRanksBelow{&keys});
+    }
+    static void pop_pmi(std::vector<PmiEntry>& heap, const std::vector<std::string>& keys) {
+        std::pop_heap(heap.begin(), heap.end(), PmiRanksBelow{&keys});
+        heap.pop_back();
+    }
+    static void make_pmi_heap(std::vector<PmiEntry>& heap, const std::vector<std::string>& keys) {
+        std::make_heap(heap.begin(), heap.end(), PmiRanksBelow{&keys});
+    }
+    """
+    struct PmiEntry:
+        int64_t count
+        int32_t pair
+        int32_t left
+        int32_t right
+    PmiEntry pmi_entry(int64_t count, int64_t left_count, int64_t right_count, int32_t pair,
+                       int32_t left, int32_t right) noexcept nogil
+    bint pmi_current(const PmiEntry& e, int64_t count, int64_t left_count, int64_t right_count) noexcept nogil
+    void push_pmi(vector[PmiEntry]& heap, PmiEntry entry, const vector[string]& keys) noexcept nogil
+    void pop_pmi(vector[PmiEntry]& heap, const vector[string]& keys) noexcept nogil
+    void make_pmi_heap(vector[PmiEntry]& heap, const vector[string]& keys) noexcept nogil
 
 cdef enum:
     # How many candidates ahead to prefetch: they are scattered over the whole position
@@ -486,6 +553,150 @@ cdef class _MergeLoop:
         if pair >= 0:
             self._push(pair)
         return normal
+
+
+# PMI mode: counts (and so the total symbol weight) stay below this, so that a score's cross
+# product count x count(a) x count(b) fits 128 bits.
+PMI_MAX_TOTAL = 1 << 42
+
+
+cdef class _PmiMergeLoop(_MergeLoop):
+    """PMI mode: the merge loop's words, pairs and merges, with its own queue (see the module
+    docstring). The base class's heap is unused; its _push, called for the pairs a merge grows,
+    only notes them, and they are queued once the parts' counts are updated."""
+    # Per token id: its standalone frequency, and the pairs it is in (dead ones included).
+    cdef vector[int64_t] symbol_count
+    cdef vector[vector[int32_t]] token_pairs
+    cdef int32_t indexed
+    # Pairs noted by _push during a merge; a stamp per pair so each is queued once per merge.
+    cdef vector[int32_t] pending
+    cdef vector[int32_t] queued_stamp
+    cdef int32_t stamp
+    cdef vector[PmiEntry] pmi_heap
+    cdef size_t rebuild_at
+
+    def __init__(self, symbols, offsets, counts, list symbol_keys):
+        _MergeLoop.__init__(self, symbols, offsets, counts, symbol_keys)
+        cdef size_t p
+        cdef int64_t total = 0, weight
+        self.symbol_count.assign(len(symbol_keys), 0)
+        for p in range(self.positions.size()):
+            weight = self.word_count[self.positions[p].word]
+            if weight >= PMI_MAX_TOTAL or total >= PMI_MAX_TOTAL - weight:
+                raise ValueError(f"the words hold {PMI_MAX_TOTAL:,} or more symbols (counts included):"
+                                 " too many for exact PMI scores")
+            total += weight
+            self.symbol_count[self.positions[p].symbol] += weight
+        self.token_pairs.resize(len(symbol_keys))
+        self.indexed = 0
+        self.stamp = 0
+        with nogil:
+            self._index_new_pairs()
+            self._rebuild()
+
+    cdef void _push(self, int32_t pair) noexcept nogil:
+        self.pending.push_back(pair)
+
+    cdef void _index_new_pairs(self) noexcept nogil:
+        cdef int32_t pair
+        self.token_pairs.resize(self.next_token)
+        self.queued_stamp.resize(self.pair_left.size(), -1)
+        for pair in range(self.indexed, <int32_t>self.pair_left.size()):
+            self.token_pairs[self.pair_left[pair]].push_back(pair)
+            if self.pair_right[pair] != self.pair_left[pair]:
+                self.token_pairs[self.pair_right[pair]].push_back(pair)
+        self.indexed = <int32_t>self.pair_left.size()
+
+    cdef void _queue(self, int32_t pair) noexcept nogil:
+        if self.pair_count[pair] <= 0 or self.queued_stamp[pair] == self.stamp:
+            return
+        self.queued_stamp[pair] = self.stamp
+        cdef int32_t left = self.pair_left[pair], right = self.pair_right[pair]
+        push_pmi(self.pmi_heap, pmi_entry(self.pair_count[pair], self.symbol_count[left],
+                                          self.symbol_count[right], pair, left, right), self.token_key)
+
+    cdef void _rebuild(self) noexcept nogil:
+        """The heap anew: one current entry per pair with a count."""
+        cdef int32_t pair, left, right
+        self.pmi_heap.clear()
+        for pair in range(<int32_t>self.pair_left.size()):
+            if self.pair_count[pair] > 0:
+                left, right = self.pair_left[pair], self.pair_right[pair]
+                self.pmi_heap.push_back(pmi_entry(self.pair_count[pair], self.symbol_count[left],
+                                                  self.symbol_count[right], pair, left, right))
+        make_pmi_heap(self.pmi_heap, self.token_key)
+        self.rebuild_at = max(<size_t>(1 << 16), 4 * self.pmi_heap.size())
+
+    cdef int32_t _best_pmi(self) noexcept nogil:
+        """Pop until an entry matches its pair's current counts; -1 when no pair is left. Every
+        change of a pair's score queued it anew, so a stale entry is dropped."""
+        cdef PmiEntry top
+        while not self.pmi_heap.empty():
+            top = self.pmi_heap.front()
+            pop_pmi(self.pmi_heap, self.token_key)
+            if pmi_current(top, self.pair_count[top.pair], self.symbol_count[top.left],
+                           self.symbol_count[top.right]):
+                return top.pair
+        return -1
+
+    cdef int32_t run_pmi(self, int32_t n_merges, vector[int32_t]* out) noexcept nogil:
+        """Do up to n_merges merges, appending (left, right) to out; return how many were done."""
+        cdef int32_t done = 0, pair, left, right, other
+        cdef int64_t weight
+        while done < n_merges:
+            pair = self._best_pmi()
+            if pair < 0:
+                break
+            left, right = self.pair_left[pair], self.pair_right[pair]
+            out.push_back(left)
+            out.push_back(right)
+            self.pending.clear()
+            weight = self._merge(pair)
+            self.symbol_count.push_back(weight)
+            self.symbol_count[left] -= weight
+            self.symbol_count[right] -= weight
+            self._index_new_pairs()
+            self.stamp += 1
+            for other in self.pending:
+                self._queue(other)
+            for other in self.token_pairs[left]:
+                self._queue(other)
+            if right != left:
+                for other in self.token_pairs[right]:
+                    self._queue(other)
+            if self.pmi_heap.size() > self.rebuild_at:
+                self._rebuild()
+            done += 1
+        return done
+
+
+def train_wordpiece_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merges,
+                           progress=None, Py_ssize_t progress_every=1000):
+    """Learn up to `num_merges` WordPiece merges (PMI mode): inputs and result as train_merges,
+    but each merge takes the pair with the highest count(ab) / (count(a) count(b)), a token's
+    count being how often it stands as a whole symbol of the words (compared exactly); ties go
+    to the higher count(ab), then as train_merges. The words may hold at most 2**42 symbols,
+    counts included."""
+    if progress_every < 1:
+        raise ValueError("progress_every must be >= 1")
+    if num_merges < 0:
+        raise ValueError("num_merges must be >= 0")
+    if len(symbol_keys) + num_merges >= 2**31:
+        raise ValueError("token ids are int32: len(symbol_keys) + num_merges must be below 2**31")
+    cdef _PmiMergeLoop loop = _PmiMergeLoop(symbols, offsets, counts, symbol_keys)
+    cdef vector[int32_t] flat
+    cdef int32_t done = 0, chunk, got
+    flat.reserve(2 * num_merges)
+    while done < num_merges:
+        chunk = <int32_t>min(num_merges - done, progress_every if progress is not None else num_merges)
+        with nogil:
+            got = loop.run_pmi(chunk, &flat)
+        done += got
+        if progress is not None:
+            progress(done, num_merges)
+        if got < chunk:
+            break
+    return [(flat[2 * i], flat[2 * i + 1]) for i in range(done)]
 
 
 def train_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merges,

@@ -55,8 +55,8 @@ def test_tokenizer_arguments_are_checked(tok):
     tokens = [tok.id_to_token(i) for i in range(tok.vocab_size)]
     with pytest.raises(TypeError, match="special_tokens must be a mapping"):
         Tokenizer(tokens, tok.merge_ids, ["<|endoftext|>"])
-    with pytest.raises(ValueError, match="unknown algorithm 'wordpiece'"):
-        Tokenizer(tokens, tok.merge_ids, tok.special_tokens, algorithm="wordpiece")
+    with pytest.raises(ValueError, match="unknown algorithm 'sentencepiece'"):
+        Tokenizer(tokens, tok.merge_ids, tok.special_tokens, algorithm="sentencepiece")
     with pytest.raises(ValueError, match=r"merges\[0\] \(1\.0, 2, 3\): expected three ids"):
         Tokenizer(tokens, [(1.0, 2, 3)], tok.special_tokens)
     with pytest.raises(ValueError, match=r"max_width must be in 1\.\.65536, got 1000000000000"):

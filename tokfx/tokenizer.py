@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.formats.gpt2 import read_gpt2_files
+from tokfx.formats.hf_json import read_hf_unigram
 from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer, tokenizer_from_dict
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
@@ -344,6 +345,27 @@ class Tokenizer:
             raise
         except ValueError as exc:  # what the files hold: the arguments were checked above
             raise TokenizerFileError(f"{vocab_json} + {merges_txt}", None, str(exc)) from None
+
+    @classmethod
+    def from_hf_unigram(cls, tokenizer_json: str | os.PathLike, pattern: str | None = None) -> "Tokenizer":
+        """A tokenizer from a Hugging Face byte-level Unigram tokenizer.json (UnigramTrainer over a
+        ByteLevel pre-tokenizer, or our own export): its ids, scores and special tokens, segmented
+        with `likelihood` (max_width: the widest piece, at least 16, as tokenizers' Unigram has no
+        width limit). `pattern`: the pre-tokenization (default: the file's, "gpt2" for ByteLevel's
+        own regex)."""
+        if pattern is not None:
+            PreTokenizer(pattern, [])  # the caller's pattern: its faults are not the file's
+        found = read_hf_unigram(tokenizer_json)
+        tokens = found["tokens"]
+        width = max([16] + [len(t) for t, s in zip(tokens, found["scores"]) if s is not None])
+        try:
+            return cls(tokens, [], found["special_tokens"], pattern or found["pattern"], "unigram",
+                       {"vocab_size": len(tokens)}, segmenter="likelihood",
+                       segmenter_params={"max_width": width}, scores=found["scores"])
+        except ValueError as exc:  # what the constructor refuses (a user pattern, a special token)
+            if isinstance(exc, TokenizerFileError):
+                raise
+            raise TokenizerFileError(str(tokenizer_json), None, str(exc)) from None
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],

@@ -337,3 +337,34 @@ def test_local_worker_processes_keep_beams_info_log_out_of_the_terminal(corpus, 
     assert "tokfx: counted task " in err  # a worker's progress line
     assert "INFO:apache_beam" not in err and "sdk harness" not in err
     assert "local_job_service:Worker" not in err
+
+
+@pytest.mark.parametrize("workers", ["in_process", "two_workers"])
+@pytest.mark.parametrize("algorithm", ["unigram", "wordpiece"])
+def test_other_algorithms_equal_in_process_training_and_evaluate(algorithm, workers, corpus, tmp_path,
+                                                                 monkeypatch):
+    from tokfx.cli.main import main
+
+    extra = ()
+    if workers == "two_workers":
+        if not _installed_outside_the_source_tree():
+            pytest.skip("multi_processing workers import tokfx from the installed package only:"
+                        " pip install . to run this test")
+        monkeypatch.chdir(tmp_path)
+        extra = ("--direct_running_mode=multi_processing", "--direct_num_workers=2")
+    out = tmp_path / algorithm
+    run_pipeline(corpus[0], out, "--algorithm", algorithm, *extra)
+    texts = list(corpus[1].values())
+    expected = tokfx.train(texts, algorithm, vocab_size=VOCAB, special_tokens=[EOT])
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    tokenizer = tokfx.Tokenizer.load(out / "tokenizer")
+    for row in read_shards(out):
+        assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]])
+    # tokfx train from the same corpus files, in process: the same file.
+    assert main(["train", *map(str, sorted(corpus[0].glob("*.jsonl.zst"))), "-o", str(tmp_path / "tok"),
+                 "--algorithm", algorithm, "--vocab-size", str(VOCAB), "-q"]) == 0
+    assert (tmp_path / "tok" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    assert main(["eval", str(out / "tokenizer"), "--corpus", *map(str, sorted(corpus[0].glob("*.jsonl.zst"))),
+                 "-o", str(tmp_path / "eval"), "-q"]) == 0
+    metrics = json.loads((tmp_path / "eval" / "metrics.json").read_text())
+    assert metrics

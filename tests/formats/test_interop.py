@@ -138,9 +138,11 @@ def test_gpt2_export_on_fixture_texts(name, gpt2_three_ways):
         assert_three_ways_agree(f.read(), gpt2_three_ways)
 
 
-@pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "english/wikitext2_valid.txt",
-                                      "chinese/hongloumeng.txt", "korean/nsmc_reviews_4M.txt",
-                                      "sentencepiece/botchan.txt", "sentencepiece/wagahaiwa_nekodearu.txt"])
+CORPUS_FILES = ["english/pg2701_moby_dick.txt", "english/wikitext2_valid.txt", "chinese/hongloumeng.txt",
+                "korean/nsmc_reviews_4M.txt", "sentencepiece/botchan.txt", "sentencepiece/wagahaiwa_nekodearu.txt"]
+
+
+@pytest.mark.parametrize("relative", CORPUS_FILES)
 def test_gpt2_export_on_corpus_files(relative, gpt2_three_ways):
     assert_three_ways_agree(corpus_text(relative)[:200_000], gpt2_three_ways)
 
@@ -230,3 +232,161 @@ def test_unigram_tokenizer_json_encodes_as_tokfx(tmp_path):
     for text in texts:
         assert hf.encode(text).ids == tok.encode(text), text
         assert hf.decode(tok.encode(text), skip_special_tokens=False) == text
+
+
+@pytest.fixture(scope="module")
+def unigram_pair(tmp_path_factory):
+    """A Unigram tokenizer (likelihood) and tokenizers' reading of its tokenizer.json."""
+    import tokfx
+
+    tok = tokfx.train(fixture_path("corpus.en").read_text(encoding="utf-8")[:40_000], "unigram",
+                      vocab_size=600, pattern="gpt2")
+    directory = tmp_path_factory.mktemp("unigram")
+    tok.save(directory)
+    return tok, Tokenizer.from_file(str(directory / "tokenizer.json"))
+
+
+@pytest.mark.parametrize("relative", CORPUS_FILES)
+@pytest.mark.parametrize("pair", ["unigram_pair", "wordpiece_pair"])
+def test_unigram_and_wordpiece_exports_on_corpus_files(pair, relative, request):
+    tok, hf = request.getfixturevalue(pair)[:2]
+    text = corpus_text(relative)[:100_000]
+    assert hf.encode(text).ids == tok.encode(text)
+
+
+@pytest.fixture(scope="module")
+def wordpiece_pair(tmp_path_factory):
+    """A WordPiece tokenizer (greedy) and tokenizers' reading of its tokenizer.json."""
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:40_000]
+    tok = tokfx.train(english, "wordpiece", vocab_size=1500, pattern="gpt2")
+    directory = tmp_path_factory.mktemp("wordpiece")
+    assert "tokenizer.json only" in tok.save(directory)
+    assert not (directory / "merges.txt").exists()
+    doc = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
+    assert doc["model"]["type"] == "WordPiece" and doc["model"]["continuing_subword_prefix"] == ""
+    return tok, Tokenizer.from_file(str(directory / "tokenizer.json")), english
+
+
+def test_wordpiece_tokenizer_json_encodes_as_tokfx(wordpiece_pair):
+    import random
+
+    tok, hf, english = wordpiece_pair
+    rng = random.Random(0)
+    alphabet = list("abcdefghij klmnop ,.'\n\t0123") + ["é", "日本", "🙂", "<|endoftext|>", "  ", "the", "ing"]
+    # A word far beyond tokenizers' default limit of 100 characters is spelled, not [UNK].
+    texts = [english[:8000], "x" * 500 + "abc" * 100] + \
+        ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(300)]
+    for text in texts:
+        assert hf.encode(text).ids == tok.encode(text), text
+        assert hf.decode(tok.encode(text), skip_special_tokens=False) == text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(st.one_of(st.sampled_from(TRICKY), st.text(ASSIGNED, max_size=8)), max_size=20)
+       .map("".join))
+def test_wordpiece_tokenizer_json_on_fuzzed_text(text, wordpiece_pair):
+    tok, hf, _ = wordpiece_pair
+    assert hf.encode(text).ids == tok.encode(text)
+
+
+def test_greedy_with_tokens_wider_than_max_width_is_refused(tmp_path):
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:20_000]
+    tok = tokfx.train(english, "bpe", vocab_size=400).with_segmenter("greedy", max_width=2)
+    assert "no max_width" in tok.save(tmp_path)
+    assert not (tmp_path / "tokenizer.json").exists()
+    # The same vocabulary with every token in reach exports, and encodes alike.
+    tok = tok.with_segmenter("greedy", max_width=16)
+    assert tok.save(tmp_path / "wide") is not None
+    hf = Tokenizer.from_file(str(tmp_path / "wide" / "tokenizer.json"))
+    assert hf.encode(english[:5000]).ids == tok.encode(english[:5000])
+
+
+@pytest.fixture(scope="module")
+def hf_trained_unigram(tmp_path_factory):
+    """A byte-level Unigram trained by tokenizers (UnigramTrainer, ByteLevel pre-tokenizer) on
+    fixture text, saved, and imported into tokfx."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:60_000]
+    hf = Tokenizer(models.Unigram())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.UnigramTrainer(vocab_size=800, special_tokens=[END_OF_TEXT],
+                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    hf.train_from_iterator(english.split("\n"), trainer)
+    path = tmp_path_factory.mktemp("hf-unigram") / "tokenizer.json"
+    hf.save(str(path))
+    return hf, tokfx.Tokenizer.from_hf_unigram(path), english
+
+
+def test_hf_unigram_import_encodes_as_tokenizers(hf_trained_unigram):
+    import random
+
+    hf, tok, english = hf_trained_unigram
+    assert tok.vocab_size == hf.get_vocab_size() and tok.segmenter == "likelihood" and tok.pattern == "gpt2"
+    assert tok.special_tokens == {END_OF_TEXT: hf.token_to_id(END_OF_TEXT)}
+    rng = random.Random(1)
+    alphabet = list("abcdefghij klmnop ,.'\n\t0123") + ["é", "日本", "🙂", END_OF_TEXT, "  ", "the", "ing"]
+    texts = [english[:10_000]] + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+                                  for _ in range(300)]
+    for text in texts:
+        assert tok.encode(text) == hf.encode(text).ids, text
+        assert tok.decode(tok.encode(text)) == text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(st.one_of(st.sampled_from(TRICKY), st.text(ASSIGNED, max_size=8)), max_size=20)
+       .map("".join))
+def test_hf_unigram_import_on_fuzzed_text(text, hf_trained_unigram):
+    hf, tok, _ = hf_trained_unigram
+    assert tok.encode(text) == hf.encode(text).ids
+
+
+def test_our_unigram_export_reads_back(tmp_path):
+    import tokfx
+    from conftest import fixture_path
+
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:30_000]
+    tok = tokfx.train(english, "unigram", vocab_size=500, pattern="cl100k")
+    tok.save(tmp_path)
+    again = tokfx.Tokenizer.from_hf_unigram(tmp_path / "tokenizer.json")
+    assert again.pattern == "cl100k" and again.tokens == tok.tokens and again.scores == tok.scores
+    assert again.encode(english) == tok.encode(english)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda doc: doc["model"].update(type="BPE"), "model.type: .*its model is \"BPE\""),
+    (lambda doc: doc.update(normalizer={"type": "NFC"}), "normalizer"),
+    (lambda doc: doc["model"]["vocab"].pop(300), "has no piece of its own|special token"),
+    (lambda doc: doc["model"]["vocab"].__setitem__(300, ["\u4e00x", -3.0]), "byte alphabet"),
+    # Hostile: wrong types where objects and numbers belong, huge pieces, deep nesting.
+    (lambda doc: doc.update(added_tokens=["<|endoftext|>"]), r"added_tokens\[0\]: expected an object"),
+    (lambda doc: doc["added_tokens"][0].update(id=3.0), r"added_tokens\[0\]\.id: expected an int"),
+    (lambda doc: doc.update(pre_tokenizer=["ByteLevel"]), r"pre_tokenizer: expected an object"),
+    (lambda doc: doc["pre_tokenizer"].update(pretokenizers=["x", {"type": "ByteLevel"}]),
+     r"pre_tokenizer\.pretokenizers\[0\]: expected an object"),
+    (lambda doc: doc["model"]["vocab"].__setitem__(300, ["ab", "-3.0"]), r"model\.vocab\[300\]: .*expected \[piece"),
+    (lambda doc: doc["model"]["vocab"].__setitem__(300, ["a" * 70_000, -3.0]), r"model\.vocab\[300\]: .*a piece of 70,000"),
+    (lambda doc: doc.update(extra=json.loads("[" * 40 + "]" * 40)), "nest"),
+])
+def test_hf_unigram_import_refuses_what_it_cannot_read(change, message, tmp_path):
+    import tokfx
+    from conftest import fixture_path
+
+    tok = tokfx.train(fixture_path("corpus.en").read_text(encoding="utf-8")[:20_000], "unigram", vocab_size=400)
+    tok.save(tmp_path)
+    doc = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    change(doc)
+    (tmp_path / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(tokfx.TokenizerFileError, match=message) as info:
+        tokfx.Tokenizer.from_hf_unigram(tmp_path / "tokenizer.json")
+    assert str(info.value).startswith(f"{tmp_path / 'tokenizer.json'}: ") and "\n" not in str(info.value)

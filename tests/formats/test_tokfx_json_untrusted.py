@@ -47,7 +47,7 @@ HOSTILE = [
     (lambda d: d["merges"][3].__setitem__(1, True), r"merges\[3\]\[1\]: expected an int, got true"),
     (lambda d: d["tokens"][300].__setitem__(0, "32"), r"tokens\[300\]\[0\]: expected an int, got \"32\""),
     (lambda d: d["params"].__setitem__("vocab_size", "2000"), r"params\.vocab_size: expected an int, got \"2000\""),
-    (lambda d: d.__setitem__("algorithm", "wordpiece"), r"algorithm: unknown algorithm \"wordpiece\""),
+    (lambda d: d.__setitem__("algorithm", "sentencepiece"), r"algorithm: unknown algorithm \"sentencepiece\""),
     (lambda d: d["pattern"].__setitem__("regex", r"\S+|\s+"), r"pattern\.regex: is not the regex of the pattern 'gpt2'"),
     (lambda d: d["pattern"].__setitem__("name", "gpt3"), r"pattern\.name: unknown pattern name \"gpt3\""),
     (lambda d: d.__setitem__("pattern", {"name": None, "regex": r"(a|aa)+$|\s+|."}),

@@ -89,6 +89,25 @@ def test_ngram_initial_vocabulary_and_other_segmenter(english):
     assert tok.decode(tok.encode(english[:5000])) == english[:5000]
 
 
+def test_unigram_initial_vocabulary_is_our_unigram_of_initial_size(english):
+    from tokfx.alphabet import BYTES
+    from tokfx.models.base import Target
+    from tokfx.models.top_down import initial_tokens
+    from tokfx.progress import QUIET
+    from tokfx.special_tokens import SpecialTokens
+
+    counts = tokfx.count_pretokens(english, "firstspace")
+    target = Target(500, SpecialTokens(["<|endoftext|>"]), BYTES, "firstspace")
+    tokens = initial_tokens(counts, "unigram", 1500, target, 8, QUIET, "pathpiece")
+    unigram = tokfx.train(counts, "unigram", vocab_size=1500, pattern="firstspace", max_width=8)
+    assert tokens == [tuple(t) for t in unigram.tokens[:-1]]  # base symbols, then by score
+    tok = tokfx.train(english, "pathpiece", vocab_size=500, pattern="firstspace", initial_vocab="unigram",
+                      initial_size=1500, max_width=8)
+    assert tok.vocab_size == 500 and tok.params["initial_vocab"] == "unigram"
+    assert set(tok.tokens[:-1]) <= set(tokens)
+    assert tok.decode(tok.encode(english[:5000])) == english[:5000]
+
+
 def test_space_variant_holds_on_every_pathpiece_token(english):
     tok = tokfx.train(english, "pathpiece", vocab_size=600, pattern="space", initial_size=1500)
     assert not [t for t in tok.tokens[:-1] if len(t) > 1 and ord(" ") in t]
@@ -96,7 +115,7 @@ def test_space_variant_holds_on_every_pathpiece_token(english):
 
 def test_bad_settings_are_refused(english):
     with pytest.raises(ValueError, match="unknown initial vocabulary"):
-        tokfx.train(english, "pathpiece", vocab_size=500, initial_vocab="unigram")
+        tokfx.train(english, "pathpiece", vocab_size=500, initial_vocab="wordpiece")
     with pytest.raises(ValueError, match="smaller than vocab_size"):
         tokfx.train(english, "pathpiece", vocab_size=500, initial_size=400)
     with pytest.raises(ValueError, match="must decrease"):

@@ -123,6 +123,20 @@ def test_trained_tokenizer(english, tmp_path):
                        embeddings_schedule=[1000, 600], context="pretoken").tokens == by_pretoken.tokens
 
 
+def test_unigram_initial_vocabulary(english):
+    settings = dict(vocab_size=500, initial_size=1000, schedule=[800, 600, 500], embeddings_schedule=[1000, 600],
+                    context="pretoken")
+    tok = tokfx.train(english, "sage", initial_vocab="unigram", **settings)
+    assert tok.vocab_size == 500 and tok.params["initial_vocab"] == "unigram"
+    unigram = tokfx.train(english, "unigram", vocab_size=1000)
+    assert set(tok.tokens[:-1]) <= set(unigram.tokens[:-1])
+    assert tok.decode(tok.encode(english)) == english
+    # SaGe's own initial vocabulary is not recorded, as before.
+    assert "initial_vocab" not in tokfx.train(english, "sage", **settings).params
+    with pytest.raises(ValueError, match="unknown initial vocabulary"):
+        tokfx.train(english, "sage", initial_vocab="wordpiece", **settings)
+
+
 def test_bad_settings_are_refused(english):
     with pytest.raises(ValueError, match="smaller than vocab_size"):
         tokfx.train(english, "sage", vocab_size=500, initial_size=400)

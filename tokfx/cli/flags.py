@@ -112,7 +112,7 @@ _FLAGS = [
          " then holds tokfx.json only)", default="bytes", choices=("bytes", "cjk")),
     Flag(("--cjk-groups",), "with --alphabet cjk: remapped lead-byte groups in hex (default 39,3a,3b;"
          " add 38 for kana and CJK punctuation)"),
-    Flag(("--initial-vocab",), "pathpiece: initial vocabulary (default bpe)", choices=INITIAL_VOCABS),
+    Flag(("--initial-vocab",), "pathpiece, sage: initial vocabulary (default bpe)", choices=INITIAL_VOCABS),
     Flag(("--initial-size",), "pathpiece, sage: initial vocabulary size (default 4 x --vocab-size, at"
          " most 2^18)", type=int),
     Flag(("--schedule",), "pathpiece, sage: vocab sizes after each round, e.g. 60000,50000,40000"

@@ -4,6 +4,8 @@ Pipeline: split with the pre-tokenization regex (each match its own piece), spel
 bytes with GPT-2's byte alphabet, apply the BPE merges; special tokens are added tokens, which
 `tokenizers` cuts out of the text before any of that.
 """
+import math
+
 import regex
 
 from tokfx.formats.gpt2 import spell
@@ -94,3 +96,100 @@ def model_vocab(vocab: dict[int, bytes], special_tokens: dict[str, int]) -> dict
 def oniguruma_pattern(pattern: str) -> str:
     """pattern (for the `regex` package) spelled so that tokenizers' Oniguruma splits alike."""
     return _POSSESSIVE_INTERVAL.sub(r"(?>\g<atom>\g<interval>)", pattern)
+
+
+# A WordPiece model's word limit: longer words are one unk token in tokenizers (default 100).
+# Ours has none; this is beyond any pre-token tokfx reads.
+WORDPIECE_MAX_CHARS = 1 << 62
+
+
+def hf_wordpiece_tokenizer_json(vocab: dict[int, bytes], special_tokens: dict[str, int], pattern: str) -> dict:
+    """The same pipeline around a `WordPiece` model for a vocabulary that segments with
+    `greedy`: tokenizers' WordPiece takes the longest vocabulary entry that prefixes the rest of
+    the word, left to right, as our greedy does (given every token fits its max_width), with no
+    continuing-subword prefix (""), no word limit (WORDPIECE_MAX_CHARS) and the spelled byte 0
+    as its unk token, never used as every byte is a token."""
+    doc = hf_tokenizer_json(vocab, [], special_tokens, pattern)
+    doc["model"] = {"type": "WordPiece", "unk_token": spell(b"\x00"), "continuing_subword_prefix": "",
+                    "max_input_chars_per_word": WORDPIECE_MAX_CHARS,
+                    "vocab": model_vocab(vocab, special_tokens)}
+    return doc
+
+
+def read_hf_unigram(path) -> dict:
+    """A byte-level Unigram tokenizer.json (as tokenizers' UnigramTrainer over a ByteLevel
+    pre-tokenizer writes it, or as hf_unigram_tokenizer_json does) as Tokenizer arguments:
+    `tokens` (bytes by id; a special token's entry holds its text), `scores` (None for special
+    tokens), `special_tokens` {text: id} and `pattern` ("gpt2" for ByteLevel's own regex, else
+    the regex of a Split before a ByteLevel without its regex). The file is untrusted input
+    (tokfx.formats.untrusted: bounded size and depth, exact types); anything else is refused
+    with a TokenizerFileError naming the file and field: another model, a normalizer, byte
+    fallback, a piece outside GPT-2's byte alphabet, a byte missing from the vocabulary."""
+    from tokfx.formats.gpt2 import unspell
+    from tokfx.formats.untrusted import Fields, read_json_file, shown
+    from tokfx.limits import MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_TOKEN_SYMBOLS, MAX_TOKENS
+    from tokfx.pre_tokenizers.patterns import PATTERNS
+
+    f = Fields(str(path))
+
+    def refuse(field: str | None, why: str):
+        f.fail(field, f"not a byte-level Unigram tokenizer.json: {why}")
+
+    doc = f.object(read_json_file(path), "", ("model",), None)
+    model = f.object(doc["model"], "model", ("type", "vocab"), None)
+    if model["type"] != "Unigram":
+        refuse("model.type", f"its model is {shown(model['type'])}")
+    if model.get("byte_fallback"):
+        refuse("model.byte_fallback", "byte_fallback is set")
+    if doc.get("normalizer") is not None:
+        refuse("normalizer", "it has a normalizer")
+    pre = f.object(doc.get("pre_tokenizer") or {}, "pre_tokenizer", (), None)
+    steps = f.list(pre.get("pretokenizers"), "pre_tokenizer.pretokenizers", 8) if pre.get("type") == "Sequence" \
+        else [pre]
+    steps = [f.object(step, f"pre_tokenizer.pretokenizers[{i}]", (), None) for i, step in enumerate(steps)]
+    kinds = [step.get("type") for step in steps]
+    if kinds == ["ByteLevel"] and steps[0].get("use_regex", True) is True and not steps[0].get("add_prefix_space"):
+        pattern = "gpt2"
+    elif (kinds == ["Split", "ByteLevel"] and steps[1].get("use_regex", True) is False
+          and not steps[1].get("add_prefix_space") and steps[0].get("behavior") == "Isolated"
+          and not steps[0].get("invert") and isinstance(steps[0].get("pattern"), dict)
+          and "Regex" in steps[0]["pattern"]):
+        pattern = f.str(steps[0]["pattern"]["Regex"], "pre_tokenizer.pretokenizers[0].pattern.Regex",
+                        MAX_PATTERN_CHARS)
+        # A named pattern as our export spells it is read back as its name.
+        pattern = next((name for name, rx in PATTERNS.items() if oniguruma_pattern(rx) == pattern), pattern)
+    else:
+        refuse("pre_tokenizer", f"its pre-tokenizer is {shown(kinds)} (expected ByteLevel, or Split then"
+                                " ByteLevel, without a prefix space)")
+    specials = {}
+    for i, token in enumerate(f.list(doc.get("added_tokens") or [], "added_tokens", MAX_SPECIAL_TOKENS)):
+        token = f.object(token, f"added_tokens[{i}]", ("content", "id"), None)
+        if token.get("special") is True:
+            content = f.str(token["content"], f"added_tokens[{i}].content", MAX_SPECIAL_TOKEN_BYTES)
+            specials[content] = f.int(token["id"], f"added_tokens[{i}].id", 0, MAX_TOKENS - 1)
+    vocab = f.list(model["vocab"], "model.vocab", MAX_TOKENS)
+    if not vocab:
+        refuse("model.vocab", "no vocab")
+    tokens, scores = [], []
+    for i, entry in enumerate(vocab):
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
+                and type(entry[1]) in (int, float) and math.isfinite(entry[1])):
+            refuse(f"model.vocab[{i}]", f"expected [piece, finite score], got {shown(entry)}")
+        piece, score = entry
+        if specials.get(piece) == i:
+            tokens.append(piece.encode("utf-8"))
+            scores.append(None)
+            continue
+        if len(piece) > MAX_TOKEN_SYMBOLS:
+            refuse(f"model.vocab[{i}]", f"a piece of {len(piece):,} characters: at most {MAX_TOKEN_SYMBOLS:,}")
+        try:
+            tokens.append(unspell(piece))
+        except KeyError:
+            refuse(f"model.vocab[{i}]", f"piece {shown(piece)} is not spelled in GPT-2's byte alphabet")
+        scores.append(float(score))
+    if any(not 0 <= i < len(vocab) or vocab[i][0] != text for text, i in specials.items()):
+        refuse("added_tokens", "a special token is not its own vocab entry")
+    present = {t[0] for t, s in zip(tokens, scores) if s is not None and len(t) == 1}
+    if len(present) < 256:
+        refuse("model.vocab", f"byte {min(set(range(256)) - present):#04x} has no piece of its own")
+    return {"tokens": tokens, "scores": scores, "special_tokens": specials, "pattern": pattern}

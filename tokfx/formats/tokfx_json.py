@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tokfx.alphabet import Alphabet
 from tokfx.formats.gpt2 import write_gpt2_files
-from tokfx.formats.hf_json import hf_tokenizer_json, hf_unigram_tokenizer_json
+from tokfx.formats.hf_json import hf_tokenizer_json, hf_unigram_tokenizer_json, hf_wordpiece_tokenizer_json
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
 from tokfx.limits import (MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS,
                           MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS, MAX_WIDTH)
@@ -245,6 +245,11 @@ def interop_refusal(tokenizer) -> str | None:
     if tokenizer.segmenter == "likelihood" and tokenizer.scores is not None:
         if max(len(t) for t in tokenizer.tokens) > tokenizer.segmenter_params["max_width"]:
             return "a Hugging Face Unigram model has no max_width, and tokens are wider than this one"
+    elif tokenizer.segmenter == "greedy":
+        specials = set(tokenizer.special_tokens.values())
+        widest = max(len(t) for i, t in enumerate(tokenizer.tokens) if i not in specials)
+        if widest > tokenizer.segmenter_params["max_width"]:
+            return "a Hugging Face WordPiece model has no max_width, and tokens are wider than this one"
     elif tokenizer.segmenter != "bpe":
         return f"GPT-2 and Hugging Face files segment by BPE merges, not {tokenizer.segmenter}"
     if tokenizer.scaffold is not None and tokenizer.scaffold.scaffold:
@@ -271,6 +276,10 @@ def save_tokenizer(tokenizer, directory: str | os.PathLike) -> str | None:
                                        tokenizer.pretokenizer.pattern_regex)
         (directory / "tokenizer.json").write_text(json.dumps(hf, ensure_ascii=False, indent=1), encoding="utf-8")
         return "GPT-2 files segment by BPE merges; a Unigram tokenizer gets tokenizer.json only"
+    if tokenizer.segmenter == "greedy":  # WordPiece model: tokenizer.json only, GPT-2 files segment by merges
+        hf = hf_wordpiece_tokenizer_json(tokenizer.vocab, tokenizer.special_tokens, tokenizer.pretokenizer.pattern_regex)
+        (directory / "tokenizer.json").write_text(json.dumps(hf, ensure_ascii=False, indent=1), encoding="utf-8")
+        return "GPT-2 files segment by BPE merges; a greedy tokenizer gets tokenizer.json only (WordPiece model)"
     write_gpt2_files(directory, tokenizer.vocab, tokenizer.merges)
     hf = hf_tokenizer_json(tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens,
                            tokenizer.pretokenizer.pattern_regex)

@@ -94,6 +94,11 @@ class Trainer(ABC):
         """Learn from the pre-token counts (and `lines`, when `reads_lines()`)."""
 
 
+def check_max_width(max_width: int) -> None:
+    if max_width < 1:
+        raise ValueError(f"max_width must be at least 1, got {max_width}")
+
+
 def finish(model: Model, trainer: Trainer, target: Target) -> Tokenizer:
     """The tokenizer of a learned model: the special tokens appended after its tokens. A
     vocabulary smaller than asked for is a ShortVocabularyWarning, not an error: the tokenizer

@@ -67,7 +67,7 @@ class PathPieceTrainer(Trainer):
 
     @dataclass(frozen=True)
     class Params:
-        """`initial_vocab`: "bpe" or "ngram"; `initial_size` counts its tokens as vocab_size does
+        """`initial_vocab`: "bpe", "ngram" or "unigram"; `initial_size` counts its tokens as vocab_size does
         (base symbols and special tokens included; default 4 x vocab_size, at most 2^18, and
         never below vocab_size). `schedule`: the vocab sizes after each round (special tokens
         included), decreasing to vocab_size (default: default_schedule). `max_width`: L, the

@@ -9,10 +9,11 @@ from tokfx.models.pathpiece import PathPieceTrainer
 from tokfx.models.sage.trainer import SageTrainer
 from tokfx.models.scaffold_bpe.trainer import ScaffoldBpeTrainer
 from tokfx.models.unigram import UnigramTrainer
+from tokfx.models.wordpiece import WordPieceTrainer
 
 TRAINERS: dict[str, type[Trainer]] = {
     trainer.name: trainer for trainer in (BpeTrainer, ScaffoldBpeTrainer, PathPieceTrainer, SageTrainer,
-                                         UnigramTrainer)
+                                         UnigramTrainer, WordPieceTrainer)
 }
 
 for _trainer in TRAINERS.values():

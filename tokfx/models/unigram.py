@@ -21,9 +21,8 @@ import numpy as np
 
 from tokfx._ngrams import top_ngram_counts
 from tokfx._unigram import alternatives, e_step, viterbi_counts
-from tokfx.models.base import Model, Target, Trainer
+from tokfx.models.base import Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
-from tokfx.models.top_down import check_max_width
 from tokfx.progress import Progress
 
 # sentencepiece's kExpectedFrequencyThreshold: the M-step drops tokens expected fewer times.

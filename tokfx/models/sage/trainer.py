@@ -28,7 +28,8 @@ from tokfx.models.base import Model, Target, Trainer
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.models.sage.pieces import greedy_pieces, line_pieces
 from tokfx.models.sage.word2vec import train_embeddings
-from tokfx.models.top_down import check_max_width, check_schedule, initial_tokens, resolve_initial_size
+from tokfx.models.top_down import (check_initial_vocab, check_max_width, check_schedule, initial_tokens,
+                                   resolve_initial_size)
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.progress import Progress
 
@@ -127,18 +128,21 @@ class SageTrainer(Trainer):
         `max_width`: the widest token used, in base symbols (SaGe's max_len). `seed`: word2vec's.
         `context`: "line" (the default, as SaGe: the pieces are the lines, {line bytes: count})
         or "pretoken" (the pieces are the pre-tokens of the counts; module docstring). The
-        initial BPE and the final vocabulary come from the pre-token counts either way."""
+        initial BPE and the final vocabulary come from the pre-token counts either way.
+        `initial_vocab`: "bpe" (SaGe's), "ngram" or "unigram" (tokfx.models.top_down)."""
         initial_size: int | None = None
         max_width: int = 16
         schedule: Sequence[int] | None = None
         embeddings_schedule: Sequence[int] | None = None
         seed: int = 0
         context: str = "line"
+        initial_vocab: str = "bpe"
 
     def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
               lines: Mapping[bytes, int] | None = None) -> Model:
         p, alphabet, specials = self.params, target.alphabet, len(target.special_tokens)
         check_max_width(p.max_width)
+        check_initial_vocab(p.initial_vocab)
         if p.context not in CONTEXTS:
             raise ValueError(f"context must be 'pretoken' or 'line', got {p.context!r}")
         if p.context == "line" and lines is None:
@@ -159,7 +163,7 @@ class SageTrainer(Trainer):
                 lines, PreTokenizer(target.pattern, target.special_tokens), alphabet)
         else:
             symbols, offsets, piece_counts = packed_words(dict(sorted(counts.items())), alphabet)
-        tokens = initial_tokens(counts, "bpe", initial_size, target, p.max_width, progress, self.name)
+        tokens = initial_tokens(counts, p.initial_vocab, initial_size, target, p.max_width, progress, self.name)
 
         rounds = [target.without_specials(size) for size in sizes]
         retrain = [before in embedding_sizes for before in [initial_size] + sizes[:-1]]
@@ -183,5 +187,7 @@ class SageTrainer(Trainer):
         params = {"vocab_size": target.vocab_size, "initial_size": initial_size, "max_width": p.max_width,
                   "schedule": sizes, "embeddings_schedule": embedding_sizes, "seed": p.seed,
                   "context": p.context}
+        if p.initial_vocab != "bpe":  # recorded only when not SaGe's own, so earlier files stay the same
+            params["initial_vocab"] = p.initial_vocab
         return Model([alphabet.token(t) for t in tokens], params, segmenter="greedy",
                      segmenter_params={"max_width": p.max_width})
