@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from array import array
 from typing import NamedTuple
 
 import apache_beam as beam
@@ -98,8 +99,8 @@ class _EncodeTask(beam.DoFn):
 
     def _encode(self, task, tokenizer, tokenizer_file, key, kept):
         settings = self.settings
-        encode = tokenizer.encode if settings.split_specials else tokenizer.encode_ordinary
-        eos = [] if settings.eos_token is None else [tokenizer.token_to_id(settings.eos_token)]
+        ordinary = not settings.split_specials
+        eos = array("i", [] if settings.eos_token is None else [tokenizer.token_to_id(settings.eos_token)])
         metadata = {"tokfx.tokenizer_hash": tokenizer_file.hash,
                     "tokfx.alphabet": json.dumps(tokenizer.alphabet.to_dict()),
                     "tokfx.config": settings.config_json}
@@ -126,7 +127,7 @@ class _EncodeTask(beam.DoFn):
                 totals.documents += 1
                 if totals.items <= skip:
                     continue
-                ids = encode(item.text)  # a new list
+                ids = tokenizer.encode_to_array(item.text, ordinary)
                 ids += eos
                 clock = time.perf_counter()
                 totals.usec["encode"] += clock - now

@@ -15,7 +15,7 @@ from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
 from cjk_remap cimport cjk_symbols
-from id_list cimport id_objects, ids_as_list
+from id_list cimport id_objects, ids_as_array, ids_as_list
 from piece_cache cimport (PieceCache, cache_append_ids, cache_init, cache_slot, cache_store,
                           cacheable, CacheSlot, hash_piece, mix)
 
@@ -142,9 +142,9 @@ cdef class BPEEncoder:
         self._encode_into_out(<const unsigned char*>PyBytes_AS_STRING(piece), PyBytes_GET_SIZE(piece))
         return self._out_as_list()
 
-    def encode_pieces(self, bytes data, const int64_t[::1] ends):
+    def encode_pieces(self, bytes data, const int64_t[::1] ends, bint as_array=False):
         """The concatenated ids of the pieces data[ends[k-1]:ends[k]] (ends exclusive, ascending,
-        the last equal to len(data))."""
+        the last equal to len(data)): a list, or with `as_array` an array('i')."""
         cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
         cdef int64_t size = PyBytes_GET_SIZE(data)
         cdef int64_t start = 0, end
@@ -158,7 +158,7 @@ cdef class BPEEncoder:
             start = end
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
-        return self._out_as_list()
+        return ids_as_array(self._out) if as_array else self._out_as_list()
 
     cdef int _encode_into_out(self, const unsigned char* piece, Py_ssize_t size) except -1:
         cdef Py_ssize_t i

@@ -17,7 +17,7 @@ from libcpp.vector cimport vector
 
 from cjk_remap cimport cjk_symbols
 from greedy cimport greedy
-from id_list cimport id_objects, ids_as_list
+from id_list cimport id_objects, ids_as_array, ids_as_list
 from lattice cimport Best, viterbi, viterbi_tokens
 from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
                           cache_store, cacheable, hash_piece, mix)
@@ -127,9 +127,10 @@ cdef class PathSegmenter:
             self._segment_into_out(&symbols[0], symbols.shape[0])
         return ids_as_list(self._out, self._id_objects)
 
-    def encode_pieces(self, bytes data, const int64_t[::1] ends):
+    def encode_pieces(self, bytes data, const int64_t[::1] ends, bint as_array=False):
         """The concatenated ids of the pieces data[ends[k-1]:ends[k]] (ends exclusive, ascending,
-        the last equal to len(data)); as BPEEncoder.encode_pieces."""
+        the last equal to len(data)): a list, or with `as_array` an array('i'); as
+        BPEEncoder.encode_pieces."""
         cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
         cdef int64_t size = PyBytes_GET_SIZE(data)
         cdef int64_t start = 0, end, i
@@ -166,4 +167,4 @@ cdef class PathSegmenter:
             start = end
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
-        return ids_as_list(self._out, self._id_objects)
+        return ids_as_array(self._out) if as_array else ids_as_list(self._out, self._id_objects)

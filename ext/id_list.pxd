@@ -1,8 +1,11 @@
-"""The Python list of ids that an encode core returns, shared by the encode cores."""
+"""The ids an encode core returns, shared by the encode cores: a Python list, or an
+array('i') (one copy of the C ids, no Python int per id: what a writer of shards wants)."""
+from cpython cimport array
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_FromLong
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t
+from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 cdef enum:
@@ -28,4 +31,13 @@ cdef inline list ids_as_list(const vector[int32_t]& ids, list objects):
             token = PyLong_FromLong(ids[i])
         Py_INCREF(token)
         PyList_SET_ITEM(result, i, token)
+    return result
+
+
+cdef inline array.array ids_as_array(const vector[int32_t]& ids):
+    """The ids as an array('i') (a C int is 32 bits on every platform CPython builds for)."""
+    cdef Py_ssize_t n = ids.size()
+    cdef array.array result = array.clone(array.array("i"), n, False)
+    if n:
+        memcpy(result.data.as_ints, ids.data(), n * sizeof(int32_t))
     return result

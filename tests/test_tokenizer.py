@@ -131,6 +131,17 @@ def test_lone_surrogates_encode_like_tiktoken(gpt2, tiktoken_gpt2, text):
     assert gpt2.encode_batch([text, text]) == [expected, expected]
     assert gpt2.encode_ordinary(text) == tiktoken_gpt2.encode_ordinary(text)
     assert list(gpt2.encode_iterable([text])) == expected
+    assert gpt2.encode_to_array(text).tolist() == expected
+    assert gpt2.encode_to_array(text, ordinary=True).tolist() == tiktoken_gpt2.encode_ordinary(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from([EOT, "\n", " ", "é", "日本", "🙂", "'s"]), st.text(max_size=6)),
+                max_size=12).map("".join))
+def test_encode_to_array_is_encode_as_an_array(gpt2, tiktoken_gpt2, text):
+    ids = gpt2.encode_to_array(text)
+    assert ids.typecode == "i" and ids.tolist() == tiktoken_gpt2.encode(text, allowed_special="all")
+    assert gpt2.encode_to_array(text, ordinary=True).tolist() == tiktoken_gpt2.encode_ordinary(text)
 
 
 @settings(max_examples=100, deadline=None)

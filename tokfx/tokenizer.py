@@ -236,6 +236,27 @@ class Tokenizer:
                 ids += self._encode_ordinary(chunk)
         return ids
 
+    def encode_to_array(self, text: str, ordinary: bool = False) -> array:
+        """`encode(text)`, or with `ordinary` `encode_ordinary(text)`, as an array('i'): the
+        core's ids copied once, with no Python int per id (what writing shards wants)."""
+        _check_text(text)
+        try:
+            return self._encode_array(text, ordinary)
+        except UnicodeEncodeError:
+            return self._encode_array(replace_lone_surrogates(text), ordinary)
+
+    def _encode_array(self, text: str, ordinary: bool) -> array:
+        if ordinary:
+            data = text.encode("utf-8")
+            return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), True)
+        ids = array("i")
+        for chunk, special in self.pretokenizer.specials.split(text):
+            if special:
+                ids.append(self._special[chunk])
+            else:
+                ids.extend(self._encode_array(chunk, True))
+        return ids
+
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
         return [self.encode(text) for text in texts]
 

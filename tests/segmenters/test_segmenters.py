@@ -124,3 +124,4 @@ def test_the_piece_cache_never_changes_the_ids(bpe, english, mode):
         segmenter = PathSegmenter(tokens, mode, seed=9, cache_size=cache_size)
         assert segmenter.encode_pieces(data, ends) == uncached
         assert segmenter.encode_pieces(data, ends) == uncached
+        assert segmenter.encode_pieces(data, ends, as_array=True).tolist() == uncached

@@ -69,8 +69,8 @@ class ShardWriter:
         return self.info.tokens * self._itemsize
 
     def add(self, doc_id: str, ids: Sequence[int], source: str, text_bytes: int) -> None:
-        """One document: its id, its token ids, where it came from, and the size of its text in
-        UTF-8 bytes."""
+        """One document: its id, its token ids (an array('i') is copied as it is, anything else
+        converted id by id), where it came from, and the size of its text in UTF-8 bytes."""
         self._doc_ids.append(doc_id)
         self._sources.append(source)
         self._lengths.append(len(ids))
