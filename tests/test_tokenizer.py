@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import CORPUS_FILES, corpus_path, fixture_path
+import tokfx
 from tokfx import Tokenizer
 from tokfx.pre_tokenizers.patterns import GPT2
 
@@ -133,6 +134,14 @@ def test_lone_surrogates_encode_like_tiktoken(gpt2, tiktoken_gpt2, text):
     assert list(gpt2.encode_iterable([text])) == expected
     assert gpt2.encode_to_array(text).tolist() == expected
     assert gpt2.encode_to_array(text, ordinary=True).tolist() == tiktoken_gpt2.encode_ordinary(text)
+
+
+def test_training_reads_lone_surrogates_as_encoding_does():
+    texts = ["caf\u00e9 \ud800 x\ud83d\ude00y " * 20, "\udfff and more"]
+    replaced = [t.replace("\ud800", "\ufffd").replace("\ud83d\ude00", "\U0001f600").replace("\udfff", "\ufffd")
+                for t in texts]
+    assert tokfx.count_pretokens(texts) == tokfx.count_pretokens(replaced)
+    assert tokfx.train(texts, vocab_size=280).merges == tokfx.train(replaced, vocab_size=280).merges
 
 
 @settings(max_examples=200, deadline=None)

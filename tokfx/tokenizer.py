@@ -19,6 +19,7 @@ from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
 from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
+from tokfx.pre_tokenizers.surrogates import replace_lone_surrogates
 from tokfx.segmenters import full_segmenter_params, get_segmenter
 from tokfx.segmenters.bpe import base_symbol_ids, merges_as_ids
 from tokfx.special_tokens import check_special_tokens
@@ -29,12 +30,6 @@ if TYPE_CHECKING:
 # encode_iterable keeps at most about this many characters pending when the input offers no
 # safe cut (a newline between two non-space characters, or a special token).
 _MAX_PENDING_CHARS = 1 << 20
-
-
-def replace_lone_surrogates(text: str) -> str:
-    """`text` with each lone surrogate (U+D800-U+DFFF, which UTF-8 cannot encode) replaced by
-    U+FFFD and each valid surrogate pair joined into its character, as tiktoken does."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _is_high_surrogate(char: str) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 import regex
 
 from tokfx.pre_tokenizers import PreTokenizer
+from tokfx.pre_tokenizers.surrogates import utf8_encodable
 from tokfx.special_tokens import SpecialTokens
 
 _LINE = regex.compile(rb"[^\n]*\n|[^\n]+")
@@ -18,7 +19,7 @@ def count_pretokens(texts: Iterable[str] | str, pattern: str = "gpt2",
     pretokenizer = PreTokenizer(pattern, special_tokens)
     counts: dict[bytes, int] = {}
     for text in [texts] if isinstance(texts, str) else texts:
-        pretokenizer.count_into(text, counts)
+        pretokenizer.count_into(utf8_encodable(text), counts)  # lone surrogates as encode has them
     return counts
 
 
@@ -37,5 +38,5 @@ def count_lines(texts: Iterable[str] | str, special_tokens: Sequence[str] = ()) 
     specials = SpecialTokens(special_tokens)
     counts: dict[bytes, int] = {}
     for text in [texts] if isinstance(texts, str) else texts:
-        count_lines_into(text, counts, specials)
+        count_lines_into(utf8_encodable(text), counts, specials)
     return counts
