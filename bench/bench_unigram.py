@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from corpora import CORPORA, SEPARATOR, load  # noqa: E402
+from corpora import training_and_held_out  # noqa: E402
 
 import tokfx  # noqa: E402
 from tokfx.formats.gpt2 import unspell  # noqa: E402
@@ -71,12 +71,8 @@ def main() -> None:
     parser.add_argument("--vocab-size", type=int, default=8000)
     parser.add_argument("--no-spm", action="store_true")
     args = parser.parse_args()
-    text = load(args.corpus)
-    docs = text.split(SEPARATOR)
-    held = (CORPORA / "english/wikitext2_test.txt").read_text(encoding="utf-8")
+    text, docs, held = training_and_held_out(args.corpus, args.vocab_size)
     held_bytes, train_bytes = len(held.encode()), len(text.encode())
-    print(f"corpus {args.corpus}: {train_bytes:,} bytes; held-out wikitext2_test {held_bytes:,} bytes;"
-          f" vocab_size {args.vocab_size:,}")
 
     count_s, counts = timed(lambda: tokfx.count_pretokens(docs, "gpt2", [EOT]))
     train_s, ours = timed(lambda: tokfx.train(counts, "unigram", vocab_size=args.vocab_size, pattern="gpt2"))

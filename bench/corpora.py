@@ -49,6 +49,20 @@ def load(name: str) -> str:
     return text
 
 
+# Held-out text for the trainers' benchmarks: wikitext-2's test split (not in en_5M).
+HELD_OUT = "english/wikitext2_test.txt"
+
+
+def training_and_held_out(name: str, vocab_size: int) -> tuple[str, list[str], str]:
+    """The named corpus as text and as documents (split at SEPARATOR), and the held-out text;
+    prints a line with their sizes."""
+    text = load(name)
+    held = (CORPORA / HELD_OUT).read_text(encoding="utf-8")
+    print(f"corpus {name}: {len(text.encode()):,} bytes; held-out wikitext2_test {len(held.encode()):,} bytes;"
+          f" vocab_size {vocab_size:,}")
+    return text, text.split(SEPARATOR), held
+
+
 if __name__ == "__main__":
     for name in SHA256:
         print(name, len(load(name).encode("utf-8")), "bytes, sha256 ok")

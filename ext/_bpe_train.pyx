@@ -670,6 +670,33 @@ cdef class _PmiMergeLoop(_MergeLoop):
         return done
 
 
+cdef _check_merge_args(Py_ssize_t base_symbols, Py_ssize_t num_merges, Py_ssize_t progress_every):
+    if progress_every < 1:
+        raise ValueError("progress_every must be >= 1")
+    if num_merges < 0:
+        raise ValueError("num_merges must be >= 0")
+    if base_symbols + num_merges >= 2**31:
+        raise ValueError("token ids are int32: len(symbol_keys) + num_merges must be below 2**31")
+
+
+cdef list _run_merges(_MergeLoop loop, bint pmi, Py_ssize_t num_merges, progress, Py_ssize_t progress_every):
+    """Run `loop` (by count, or with `pmi` by the WordPiece score) in chunks of progress_every
+    merges without the GIL, reporting progress after each; the (left, right) pairs in order."""
+    cdef vector[int32_t] flat
+    cdef int32_t done = 0, chunk, got
+    flat.reserve(2 * num_merges)
+    while done < num_merges:
+        chunk = <int32_t>min(num_merges - done, progress_every if progress is not None else num_merges)
+        with nogil:
+            got = (<_PmiMergeLoop>loop).run_pmi(chunk, &flat) if pmi else loop.run(chunk, &flat)
+        done += got
+        if progress is not None:
+            progress(done, num_merges)
+        if got < chunk:
+            break
+    return [(flat[2 * i], flat[2 * i + 1]) for i in range(done)]
+
+
 def train_wordpiece_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merges,
                            progress=None, Py_ssize_t progress_every=1000):
     """Learn up to `num_merges` WordPiece merges (PMI mode): inputs and result as train_merges,
@@ -677,26 +704,9 @@ def train_wordpiece_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_
     count being how often it stands as a whole symbol of the words (compared exactly); ties go
     to the higher count(ab), then as train_merges. The words may hold at most 2**42 symbols,
     counts included."""
-    if progress_every < 1:
-        raise ValueError("progress_every must be >= 1")
-    if num_merges < 0:
-        raise ValueError("num_merges must be >= 0")
-    if len(symbol_keys) + num_merges >= 2**31:
-        raise ValueError("token ids are int32: len(symbol_keys) + num_merges must be below 2**31")
-    cdef _PmiMergeLoop loop = _PmiMergeLoop(symbols, offsets, counts, symbol_keys)
-    cdef vector[int32_t] flat
-    cdef int32_t done = 0, chunk, got
-    flat.reserve(2 * num_merges)
-    while done < num_merges:
-        chunk = <int32_t>min(num_merges - done, progress_every if progress is not None else num_merges)
-        with nogil:
-            got = loop.run_pmi(chunk, &flat)
-        done += got
-        if progress is not None:
-            progress(done, num_merges)
-        if got < chunk:
-            break
-    return [(flat[2 * i], flat[2 * i + 1]) for i in range(done)]
+    _check_merge_args(len(symbol_keys), num_merges, progress_every)
+    return _run_merges(_PmiMergeLoop(symbols, offsets, counts, symbol_keys), True, num_merges, progress,
+                       progress_every)
 
 
 def train_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merges,
@@ -710,26 +720,9 @@ def train_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_merg
     (key(left), key(right)), then the greater (left, right). progress(done, num_merges) is called
     every progress_every merges and after the last one. Pair counts are int64 sums of counts.
     """
-    if progress_every < 1:
-        raise ValueError("progress_every must be >= 1")
-    if num_merges < 0:
-        raise ValueError("num_merges must be >= 0")
-    if len(symbol_keys) + num_merges >= 2**31:
-        raise ValueError("token ids are int32: len(symbol_keys) + num_merges must be below 2**31")
-    cdef _MergeLoop loop = _MergeLoop(symbols, offsets, counts, symbol_keys)
-    cdef vector[int32_t] flat
-    cdef int32_t done = 0, chunk, got
-    flat.reserve(2 * num_merges)
-    while done < num_merges:
-        chunk = <int32_t>min(num_merges - done, progress_every if progress is not None else num_merges)
-        with nogil:
-            got = loop.run(chunk, &flat)
-        done += got
-        if progress is not None:
-            progress(done, num_merges)
-        if got < chunk:
-            break
-    return [(flat[2 * i], flat[2 * i + 1]) for i in range(done)]
+    _check_merge_args(len(symbol_keys), num_merges, progress_every)
+    return _run_merges(_MergeLoop(symbols, offsets, counts, symbol_keys), False, num_merges, progress,
+                       progress_every)
 
 
 def train_scaffold_merges(symbols, offsets, counts, list symbol_keys, Py_ssize_t num_normal,
