@@ -29,6 +29,20 @@ def test_vocab_size_must_be_in_range(vocab_size, message):
         tokfx.train(TEXTS, vocab_size=vocab_size)
 
 
+@pytest.mark.parametrize("params, message", [
+    (dict(algorithm="pathpiece", initial_size="3000"), "algorithm 'pathpiece': initial_size must be an int or None, not '3000'"),
+    (dict(algorithm="pathpiece", schedule=[400.0, 300]), "schedule must be a list of ints or None, not [400.0, 300]"),
+    (dict(algorithm="unigram", shrinking_factor="0.5"), "shrinking_factor must be a number, not '0.5'"),
+    (dict(algorithm="unigram", em_iterations=True), "em_iterations must be an int, not True"),
+    (dict(algorithm="sage", seed=1.5), "algorithm 'sage': seed must be an int, not 1.5"),
+    (dict(algorithm="sage", context=1), "context must be a string, not 1"),
+])
+def test_a_trainers_own_parameters_are_type_checked(params, message):
+    with pytest.raises(TypeError) as info:
+        tokfx.train(["hello world"] * 10, vocab_size=300, **params)
+    assert str(info.value) == message or str(info.value).endswith(message)
+
+
 def test_a_bare_string_of_special_tokens_is_refused_with_what_to_pass():
     with pytest.raises(TypeError, match=r"not a str: pass \['<\|endoftext\|>'\]"):
         tokfx.train(TEXTS, vocab_size=300, special_tokens="<|endoftext|>")

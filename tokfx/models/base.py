@@ -12,6 +12,8 @@ which `tokfx.train` and the command line accept by name) and a `train` method; i
 """
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -78,6 +80,9 @@ class Trainer(ABC):
         if unknown:
             raise ValueError(f"algorithm {self.name!r} takes no parameter {unknown[0]!r} (it takes:"
                              f" {', '.join(self.param_names()) or 'none'})")
+        for f in fields(self.Params):
+            if f.name in (params or {}):
+                _check_param(self.name, f.name, f.type, params[f.name])
         self.params = self.Params(**(params or {}))
 
     @classmethod
@@ -97,6 +102,27 @@ class Trainer(ABC):
 def check_max_width(max_width: int) -> None:
     if max_width < 1:
         raise ValueError(f"max_width must be at least 1, got {max_width}")
+
+
+# The parameter types the trainers declare (their Params' annotations, as written), and what
+# each accepts; a parameter of another type is not checked here.
+_ACCEPTS = {
+    "int": ("an int", lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)),
+    "float": ("a number", lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)),
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "Sequence[int]": ("a list of ints", lambda v: isinstance(v, (list, tuple)) and all(
+        isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in v)),
+    "None": ("None", lambda v: v is None),
+}
+
+
+def _check_param(algorithm: str, name: str, annotation: str, value: object) -> None:
+    """A TypeError naming the parameter unless `value` is of its declared type."""
+    kinds = [kind.strip() for kind in str(annotation).split("|")]
+    if any(kind not in _ACCEPTS for kind in kinds) or any(_ACCEPTS[kind][1](value) for kind in kinds):
+        return
+    raise TypeError(f"algorithm {algorithm!r}: {name} must be {' or '.join(_ACCEPTS[k][0] for k in kinds)},"
+                    f" not {value!r}")
 
 
 def finish(model: Model, trainer: Trainer, target: Target) -> Tokenizer:
