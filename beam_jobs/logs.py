@@ -15,8 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 
-VERBOSE = "--verbose"
-QUIET = ("-q", "--quiet")
+from tokfx.cli.flags import FLAGS
 
 # The start of each chatter line (Beam 2.6x's wording).
 _CHATTER = ("apitools not found", "Logging handler created", "No semi_persistent_directory",
@@ -51,4 +50,4 @@ def show_logs(verbose: bool, quiet: bool) -> None:
 
 def show_logs_for(argv: list[str]) -> None:
     """`show_logs` for a pipeline command line, read before Beam parses it (see above)."""
-    show_logs(VERBOSE in argv, any(flag in argv for flag in QUIET))
+    show_logs(*(any(spelling in argv for spelling in FLAGS[name].names) for name in ("verbose", "quiet")))

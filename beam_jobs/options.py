@@ -10,8 +10,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.portability import python_urns
 from apache_beam.runners.portability.fn_api_runner import fn_runner
 
-from tokfx.cli.flags import add_flags
-from beam_jobs.logs import QUIET, VERBOSE
+from tokfx.cli.flags import FLAGS, add_flags
 
 # The local runner, named: Beam's default (DirectRunner) would first try to download and start
 # the Prism runner, and use it when it can, a runner tokfx is never tested on.
@@ -63,6 +62,6 @@ def local_runner(options: PipelineOptions):
     if worker_handlers.DATA_BUFFER_TIME_LIMIT_MS == _BEAMS_FLUSH_MS:
         worker_handlers.DATA_BUFFER_TIME_LIMIT_MS = 0
     opts = options.view_as(TokfxOptions)
-    worker_flags = [flag for flag, given in ((VERBOSE, opts.verbose), (QUIET[-1], opts.quiet)) if given]
+    worker_flags = [FLAGS[name].names[-1] for name in ("verbose", "quiet") if getattr(opts, name)]
     return _LocalRunner(worker_flags, provision_info=fn_runner.ExtendedProvisionInfo(
         beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded)))
