@@ -33,7 +33,6 @@ Held-out text (what the trainers never see):
     python bench/bench_unigram.py --corpus en_10M --vocab-size 8192 [--no-spm]
 """
 import argparse
-import json
 import math
 import os
 import subprocess

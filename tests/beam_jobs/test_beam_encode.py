@@ -88,7 +88,6 @@ def test_shards_roll_over_at_the_shard_size(corpus, tokenizer, tmp_path):
     names = [s["name"] for s in manifest["shards"]]
     assert len(names) > 6 and names == sorted(names)
     assert {n.split("-")[1] for n in names} == {"00000", "00001"}
-    itemsize = 2  # vocab 300: uint16 ids
     for task in ("00000", "00001"):
         sizes = [(small / "shards" / f"{n}.bin").stat().st_size for n in names if n.split("-")[1] == task]
         # Every shard but the task's last is full; none is fuller than one document more.

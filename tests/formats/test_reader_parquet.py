@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokfx.formats.documents import CorpusError, Document, Rejection
+from tokfx.formats.documents import CorpusError, Document
 from tokfx.formats.readers import ReadOptions, read_documents, reader_for
 from tokfx.formats.readers import parquet
 from tokfx.formats.readers.parquet import READER, balanced_ranges
