@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tokfx.reference.unigram import viterbi
+from tokfx.reference.unigram import token_ids, viterbi
 
 MASK = (1 << 64) - 1
 
@@ -26,15 +26,6 @@ class _SplitMix:
     def next(self) -> int:
         self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
         return _mix(self.state)
-
-
-def token_ids(tokens) -> dict[tuple[int, ...], int]:
-    """Symbol sequence -> token id (the twin of the cores' trie of tokens)."""
-    ids = {}
-    for i, t in enumerate(tokens):
-        if t is not None:
-            ids.setdefault(tuple(t), i)
-    return ids
 
 
 def forward(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pathpiece-l",
