@@ -1,10 +1,12 @@
-"""The CJK-remapped alphabet (docs/cjk_remap.md): pre-tokens -> base symbols for training,
-base symbols -> bytes for decoding. Twin: tokfx.reference.alphabet (tests compare the two)."""
+"""The alphabets' hot loops (tokfx.alphabet): pre-tokens -> base symbols for training, base
+symbols -> bytes for decoding, and the character counts that choose a chars alphabet.
+Twin: tokfx.reference.alphabet (tests compare the two)."""
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, int64_t
+from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
-from cjk_remap cimport cjk_symbols
+from symbol_map cimport SymbolMap, init_symbol_map, map_symbols, utf8_char
 
 from array import array
 
@@ -22,14 +24,16 @@ def prefix_table(groups):
     return table
 
 
-def map_pieces(bytes data, const int64_t[::1] ends, const int32_t[::1] prefix_ids):
-    """Base symbols of the pieces data[ends[k-1]:ends[k]], each with its own prefix state:
-    (symbols int32 array, offsets int64 array with offsets[k]..offsets[k+1] the k-th piece)."""
+def map_pieces(bytes data, const int64_t[::1] ends, prefix_ids, char_ids, Py_ssize_t num_symbols):
+    """Base symbols of the pieces data[ends[k-1]:ends[k]], each with its own prefix state, as
+    symbol_map.pxd maps them (prefix_ids: the cjk remap or None; char_ids: the chars alphabet's
+    code point -> symbol table or None): (symbols int32 array, offsets int64 array with
+    offsets[k]..offsets[k+1] the k-th piece)."""
     cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
     cdef int64_t start = 0, end, size = PyBytes_GET_SIZE(data)
     cdef Py_ssize_t k, n = 0
-    if prefix_ids.shape[0] != 4:
-        raise ValueError("prefix_ids must have 4 slots")
+    cdef SymbolMap m
+    init_symbol_map(&m, prefix_ids, char_ids, num_symbols)
     symbols = array("i", bytes(4 * size))
     offsets = array("q", bytes(8 * (ends.shape[0] + 1)))
     cdef int32_t[::1] out = symbols
@@ -38,7 +42,8 @@ def map_pieces(bytes data, const int64_t[::1] ends, const int32_t[::1] prefix_id
         end = ends[k]
         if end < start or end > size:
             raise ValueError(f"ends[{k}] = {end} is not in [{start}, {size}]")
-        n += cjk_symbols(text + start, end - start, &prefix_ids[0], &out[n])
+        if end > start:
+            n += map_symbols(&m, text + start, end - start, &out[n])
         out_offsets[k + 1] = n
         start = end
     del out
@@ -46,8 +51,37 @@ def map_pieces(bytes data, const int64_t[::1] ends, const int32_t[::1] prefix_id
     return symbols, offsets
 
 
-def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False):
-    """Bytes of base symbols, one prefix state for the whole sequence.
+def character_counts(bytes data, const int64_t[::1] ends, const int64_t[::1] counts):
+    """{code point: occurrences} over the pieces data[ends[k-1]:ends[k]], piece k occurring
+    counts[k] times; bytes that are not UTF-8 are not counted."""
+    cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef int64_t start = 0, end, i, size = PyBytes_GET_SIZE(data)
+    cdef Py_ssize_t k, length
+    cdef int32_t code_point = 0
+    cdef unordered_map[int32_t, int64_t] found
+    if counts.shape[0] != ends.shape[0]:
+        raise ValueError(f"{counts.shape[0]} counts for {ends.shape[0]} pieces")
+    for k in range(ends.shape[0]):
+        end = ends[k]
+        if end < start or end > size:
+            raise ValueError(f"ends[{k}] = {end} is not in [{start}, {size}]")
+        i = start
+        while i < end:
+            length = utf8_char(text + i, end - i, &code_point)
+            if length:
+                found[code_point] += counts[k]
+                i += length
+            else:
+                i += 1
+        start = end
+    return dict(found)
+
+
+def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False, bytes char_utf8=None,
+                   const int64_t[::1] char_offsets=None):
+    """Bytes of base symbols, one prefix state for the whole sequence. groups: the remapped
+    groups (empty: no remap); char_utf8 and char_offsets (chars alphabet): the UTF-8 of its
+    characters concatenated, character k being char_utf8[char_offsets[k]:char_offsets[k + 1]].
 
     Returns (bytes, errors, starts): errors lists (offset in the bytes where a U+FFFD belongs,
     index of the offending symbol); starts (with want_starts, else None) is an int64 array of
@@ -56,12 +90,26 @@ def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False):
     """
     cdef vector[unsigned char] out
     cdef list errors = []
-    cdef Py_ssize_t k = 0, n = symbols.shape[0]
+    cdef Py_ssize_t k = 0, n = symbols.shape[0], c
     cdef int32_t s, h2, h3, prefix = -1
     cdef vector[int32_t] ordered
     for p in sorted(groups):
         ordered.push_back(p)
-    cdef int32_t end_of_alphabet = PREFIX_BASE + <int32_t>ordered.size()
+    cdef bint remap = ordered.size() > 0
+    cdef int32_t char_base = PREFIX_BASE + <int32_t>ordered.size() if remap else H2_BASE
+    cdef Py_ssize_t num_chars = 0
+    cdef const unsigned char* utf8 = NULL
+    if (char_utf8 is None) != (char_offsets is None):
+        raise ValueError("char_utf8 and char_offsets come together")
+    if char_utf8 is not None:
+        num_chars = char_offsets.shape[0] - 1
+        if num_chars < 0 or char_offsets[0] != 0 or char_offsets[num_chars] != len(char_utf8):
+            raise ValueError("char_offsets must run up from 0 to len(char_utf8)")
+        for c in range(num_chars):
+            if char_offsets[c] > char_offsets[c + 1]:
+                raise ValueError("char_offsets must run up from 0 to len(char_utf8)")
+        utf8 = <const unsigned char*>PyBytes_AS_STRING(char_utf8)
+    cdef int32_t end_of_alphabet = char_base + <int32_t>num_chars
     starts = array("q", bytes(8 * n)) if want_starts else None
     cdef int64_t[::1] start_of
     if want_starts:
@@ -75,6 +123,9 @@ def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False):
             raise ValueError(f"symbol {s} at {k} is outside the alphabet 0..{end_of_alphabet - 1}")
         if s < H2_BASE:
             out.push_back(<unsigned char>s)
+        elif s >= char_base:
+            c = s - char_base
+            out.insert(out.end(), utf8 + char_offsets[c], utf8 + char_offsets[c + 1])
         elif s < H3_BASE:
             if k + 1 < n and H3_BASE <= symbols[k + 1] < PREFIX_BASE:
                 if want_starts:

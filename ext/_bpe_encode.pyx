@@ -14,10 +14,12 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
-from cjk_remap cimport cjk_symbols
 from id_list cimport id_objects, ids_as_array, ids_as_list
 from piece_cache cimport (PieceCache, cache_append_ids, cache_init, cache_slot, cache_store,
                           cacheable, CacheSlot, hash_piece, mix)
+from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
+
+from array import array
 
 cdef enum:
     NO_RANK = 2147483647  # INT32_MAX: no merge for this pair
@@ -48,11 +50,13 @@ cdef class BPEEncoder:
     """
     # Open-addressing table (linear probing, at most half full): pair -> (rank, merged id).
     cdef vector[RankSlot] _rank_slots
-    cdef int32_t _byte_ids[256]
-    # The cjk alphabet: the id of every base symbol, and cjk_symbols' prefix table.
-    cdef bint _remap
+    cdef int32_t _single_ids[256]  # the ids of a one-byte piece
+    # The id of every base symbol, and how a piece's bytes become symbols (for the byte
+    # alphabet: each byte is its symbol, and _mapped is false).
     cdef vector[int32_t] _symbol_ids
-    cdef int32_t _prefix_ids[4]
+    cdef bint _mapped
+    cdef SymbolMap _map
+    cdef object _char_ids  # the buffer _map.char_ids points into
     cdef PieceCache _cache
     cdef vector[int32_t] _symbols
     cdef vector[int32_t] _pair_ranks
@@ -68,35 +72,35 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _demolition_ids
     cdef vector[int32_t] _demolished
 
-    def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, demolition=None):
-        """symbol_ids: the token id of each base symbol (256 bytes, or with cjk_prefix_ids,
-        the 512 + len(groups) symbols of the cjk alphabet: tokfx.alphabet).
+    def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, char_ids=None,
+                 demolition=None):
+        """symbol_ids: the token id of each base symbol of the alphabet (tokfx.alphabet): 256
+        bytes; with cjk_prefix_ids (its remap) 512 + len(groups) symbols; with char_ids (a chars
+        alphabet: code point -> symbol, -1 if not covered) its characters after those.
 
         demolition: optional (starts, ids), int64 and int32 buffers: for every id t the merges
         and symbol_ids use, the output holds ids[starts[t]:starts[t + 1]] in its place (never
         empty; one id for a base symbol). Pieces are cached after demolition, so a cached piece
         costs the same with it or without."""
         cdef RankSlot* slot
+        cdef unsigned char one
+        cdef int32_t symbol
         symbol_ids = list(symbol_ids)
-        self._remap = cjk_prefix_ids is not None
-        expected = 256
-        if self._remap:
-            prefixes = list(cjk_prefix_ids)
-            if len(prefixes) != 4:
-                raise ValueError(f"cjk_prefix_ids must hold 4 entries, got {len(prefixes)}")
-            expected = 512 + sum(p >= 0 for p in prefixes)
-            for k, p in enumerate(prefixes):
-                if not (p == -1 or 512 <= p < expected):
-                    raise ValueError(f"cjk_prefix_ids[{k}] = {p} is not -1 or a prefix symbol")
-                self._prefix_ids[k] = p
-        if len(symbol_ids) != expected:
-            raise ValueError(f"symbol_ids must hold {expected} ids, got {len(symbol_ids)}")
+        byte_level = 256 if cjk_prefix_ids is None else 512 + sum(p >= 0 for p in cjk_prefix_ids)
+        if len(symbol_ids) != byte_level and not (char_ids is not None and len(symbol_ids) > byte_level):
+            raise ValueError(f"symbol_ids must hold {byte_level} ids"
+                             f"{' and the characters' if char_ids is not None else ''}, got {len(symbol_ids)}")
+        self._char_ids = None if char_ids is None else array("i", char_ids)
+        init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, len(symbol_ids))
+        self._mapped = self._map.remap or self._map.char_ids != NULL
         max_id = -1
         for token_id in symbol_ids:
             self._symbol_ids.push_back(_checked_id(token_id))
             max_id = max(max_id, token_id)
         for b in range(256):
-            self._byte_ids[b] = self._symbol_ids[b]
+            one = b
+            map_symbols(&self._map, &one, 1, &symbol)  # one byte is one symbol
+            self._single_ids[b] = self._symbol_ids[symbol]
         merges = list(merges)
         slots = 2
         while slots < 2 * len(merges):
@@ -167,7 +171,7 @@ cdef class BPEEncoder:
         cdef int32_t single
         if size <= 1:
             if size == 1:
-                single = self._byte_ids[piece[0]]
+                single = self._single_ids[piece[0]]
                 if self._demolish:
                     single = self._demolition_ids[self._demolition_start[single]]
                 self._out.push_back(single)
@@ -179,14 +183,14 @@ cdef class BPEEncoder:
             if slot.piece_size != 0:
                 return cache_append_ids(&self._cache, slot, &self._out)
         self._symbols.clear()
-        if self._remap:
-            self._symbols.resize(size)  # cjk_symbols writes at most one symbol per byte
-            self._symbols.resize(cjk_symbols(piece, size, self._prefix_ids, self._symbols.data()))
+        if self._mapped:
+            self._symbols.resize(size)  # map_symbols writes at most one symbol per byte
+            self._symbols.resize(map_symbols(&self._map, piece, size, self._symbols.data()))
             for i in range(<Py_ssize_t>self._symbols.size()):
                 self._symbols[i] = self._symbol_ids[self._symbols[i]]
         else:
             for i in range(size):
-                self._symbols.push_back(self._byte_ids[piece[i]])
+                self._symbols.push_back(self._single_ids[piece[i]])
         if <Py_ssize_t>self._symbols.size() <= SHORT_PIECE:
             self._merge_in_rounds()
         else:

@@ -15,14 +15,16 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
-from cjk_remap cimport cjk_symbols
 from greedy cimport greedy
 from id_list cimport id_objects, ids_as_array, ids_as_list
 from lattice cimport Best, viterbi, viterbi_tokens
 from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
                           cache_store, cacheable, hash_piece, mix)
 from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward
+from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
 from symbol_trie cimport SymbolTrie, trie_build
+
+from array import array
 
 cdef enum:
     GREEDY = 2  # the third and fourth modes beside forward's tie rules LONGEST and RANDOM
@@ -51,8 +53,8 @@ cdef class PathSegmenter:
     cdef int _mode
     cdef int _max_width
     cdef uint64_t _seed
-    cdef bint _remap
-    cdef int32_t _prefix_ids[4]
+    cdef SymbolMap _map  # how a piece's bytes become base symbols
+    cdef object _char_ids  # the buffer _map.char_ids points into
     cdef Paths _paths
     cdef vector[int32_t] _symbols
     cdef vector[int32_t] _starts
@@ -67,11 +69,13 @@ cdef class PathSegmenter:
     # aliasing of those stores with the root table's loads for common symbols.
     cdef SymbolTrie _trie
 
-    def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None,
-                 cache_size=1 << 18, scores=None):
+    def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None, char_ids=None,
+                 num_symbols=256, cache_size=1 << 18, scores=None):
         """tokens: by id, each a sequence of base symbols, or None for an id that segmentation
         never produces (a special token). Tokens wider than max_width symbols are never used.
-        scores (likelihood only): by id, each token's log probability (None for a None token)."""
+        scores (likelihood only): by id, each token's log probability (None for a None token).
+        cjk_prefix_ids, char_ids: the alphabet's remap and characters (tokfx.alphabet), whose
+        num_symbols base symbols the tokens spell."""
         if mode not in MODES:
             raise ValueError(f"unknown segmenter {mode!r}; known: {', '.join(sorted(MODES))}")
         if max_width < 1:
@@ -95,13 +99,8 @@ cdef class PathSegmenter:
         self._seed = seed
         trie_build(&self._trie, tokens, self._mode != GREEDY)
         self._id_objects = id_objects(len(tokens) - 1)
-        self._remap = cjk_prefix_ids is not None
-        if self._remap:
-            prefixes = list(cjk_prefix_ids)
-            if len(prefixes) != 4:
-                raise ValueError(f"cjk_prefix_ids must hold 4 entries, got {len(prefixes)}")
-            for k in range(4):
-                self._prefix_ids[k] = prefixes[k]
+        self._char_ids = None if char_ids is None else array("i", char_ids)
+        init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, num_symbols)
 
     cdef int _segment_into_out(self, const int32_t* symbols, Py_ssize_t n) except -1:
         cdef uint64_t state
@@ -153,12 +152,7 @@ cdef class PathSegmenter:
                     continue
             first_id = self._out.size()
             self._symbols.resize(end - start)
-            if self._remap:
-                n = cjk_symbols(text + start, end - start, self._prefix_ids, self._symbols.data())
-            else:
-                n = end - start
-                for i in range(n):
-                    self._symbols[i] = text[start + i]
+            n = map_symbols(&self._map, text + start, end - start, self._symbols.data())
             if n:
                 self._segment_into_out(self._symbols.data(), n)
             if cached:

@@ -1,4 +1,5 @@
-"""The cjk alphabet against docs/cjk_remap.md and against its pure-Python twin."""
+"""The cjk and chars alphabets against docs/cjk_remap.md and docs/alphabets.md, and against their
+pure-Python twin."""
 import random
 from array import array
 
@@ -8,7 +9,7 @@ from hypothesis import strategies as st
 
 from tokfx._alphabet import decode_symbols, map_pieces, prefix_table
 from tokfx.alphabet import DEFAULT_CJK_GROUPS, Alphabet, DecodeError
-from tokfx.reference.alphabet import cjk_bytes, cjk_symbols
+from tokfx.reference.alphabet import char_symbols, cjk_bytes, cjk_symbols
 
 CJK = Alphabet.named("cjk")
 WITH_KANA = Alphabet.named("cjk", (0x38, 0x39, 0x3A, 0x3B))
@@ -111,7 +112,7 @@ def test_cython_mapping_agrees_with_the_reference():
         for piece in pieces:
             total += len(piece)
             ends.append(total)
-        symbols, offsets = map_pieces(b"".join(pieces), ends, prefix_table(groups))
+        symbols, offsets = map_pieces(b"".join(pieces), ends, prefix_table(groups), None, 512 + len(groups))
         expected = [cjk_symbols(piece, groups) for piece in pieces]
         assert [list(symbols[offsets[k]:offsets[k + 1]]) for k in range(len(pieces))] == expected
 
@@ -197,3 +198,81 @@ def test_symbols_round_trip(text, groups):
     symbols = alphabet.symbols(text.encode())
     assert alphabet.decode(symbols, errors="strict") == text
     assert symbols == cjk_symbols(text.encode(), groups)
+
+
+# --- chars and chars-cjk ----------------------------------------------------------------------
+CHARS = Alphabet.named("chars", characters="abc ▁é众唤ʤ\U0001F600")
+CHARS_CJK = Alphabet.named("chars-cjk", characters=CHARS.characters)
+
+
+def test_chars_layout_and_worked_example():
+    assert CHARS.size == 256 + 10 and CHARS_CJK.size == 515 + 10
+    a, b, e_acute, zhong = (256 + sorted(CHARS.characters).index(c) for c in "abé众")
+    assert CHARS.symbols("abé众".encode()) == [a, b, e_acute, zhong]
+    # 認 is not covered: its bytes, or with chars-cjk its remap (a prefix, then h2 h3).
+    assert CHARS.symbols("a認".encode()) == [a, 0xE8, 0xAA, 0x8D]
+    assert CHARS_CJK.symbols("認".encode()) == [512 + 1, h2(0x55), h3(0x8D)]
+    assert CHARS.show(CHARS.symbols("a認".encode())) == "'a' <0xE8> <0xAA> <0x8D>"
+    # A covered character between two fallback ones keeps the prefix.
+    assert CHARS_CJK.symbols("認a認".encode()) == [513, h2(0x55), h3(0x8D), 515 + sorted(CHARS.characters).index("a"),
+                                                   h2(0x55), h3(0x8D)]
+
+
+def test_chars_are_chosen_as_sentencepiece_chooses_them():
+    counts = {"aab".encode(): 3, "é".encode(): 1, "cc".encode(): 1}  # a 6, b 3, c 2, é 1: 12
+    chars = Alphabet.named("chars")
+    assert chars.covering(counts, 0.5).characters == "a"  # 6/12 covers a half
+    assert chars.covering(counts, 0.51).characters == "ab"
+    assert chars.covering(counts, 1.0).characters == "abcé"
+    with pytest.raises(ValueError, match="no characters"):
+        Alphabet.named("bytes").covering(counts)
+
+
+def _random_text_piece(rng) -> bytes:
+    text = "".join(rng.choice("ab ▁é众唤認ʤ\U0001F600\U0001F601xy\u0800") for _ in range(rng.randrange(8)))
+    data = bytearray(text.encode())
+    if data and rng.random() < 0.3:  # a stray byte: not UTF-8 any more
+        data.insert(rng.randrange(len(data) + 1), rng.randrange(0x80, 0x100))
+    return bytes(data)
+
+
+@pytest.mark.parametrize("alphabet", [CHARS, CHARS_CJK], ids=["chars", "chars-cjk"])
+def test_chars_mapping_and_decoding_agree_with_the_reference(alphabet):
+    rng = random.Random(7)
+    for _ in range(300):
+        pieces = [_random_text_piece(rng) for _ in range(rng.randrange(1, 6))]
+        symbols, offsets = alphabet.map_pieces(b"".join(pieces), list(_ends(pieces)))
+        expected = [char_symbols(piece, alphabet.characters, alphabet.groups) for piece in pieces]
+        assert [list(symbols[offsets[k]:offsets[k + 1]]) for k in range(len(pieces))] == expected
+        flat = [s for piece in expected for s in piece]
+        data, errors, starts = decode_symbols(array("i", flat), alphabet.groups, True, *alphabet._char_utf8)
+        assert (data, errors, list(starts)) == cjk_bytes(flat, alphabet.groups, alphabet.characters)
+    for _ in range(500):  # any symbols, errors and all
+        symbols = [rng.randrange(alphabet.size) for _ in range(rng.randrange(12))]
+        data, errors, starts = decode_symbols(array("i", symbols), alphabet.groups, True, *alphabet._char_utf8)
+        assert (data, errors, list(starts)) == cjk_bytes(symbols, alphabet.groups, alphabet.characters)
+
+
+def _ends(pieces):
+    total = 0
+    for piece in pieces:
+        total += len(piece)
+        yield total
+
+
+@settings(max_examples=300, deadline=None)
+@given(MIXED, st.sampled_from([CHARS, CHARS_CJK]))
+def test_chars_round_trip(text, alphabet):
+    symbols = alphabet.symbols(text.encode())
+    assert alphabet.decode(symbols, errors="strict") == text
+    assert symbols == char_symbols(text.encode(), alphabet.characters, alphabet.groups)
+
+
+def test_characters_are_checked():
+    with pytest.raises(ValueError, match="distinct"):
+        Alphabet.named("chars", characters="aa")
+    with pytest.raises(ValueError, match="distinct"):
+        Alphabet.named("chars", characters="\ud800")
+    with pytest.raises(ValueError, match="takes no characters"):
+        Alphabet.named("cjk", characters="a")
+    assert Alphabet.from_dict(CHARS_CJK.to_dict()) == CHARS_CJK

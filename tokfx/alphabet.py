@@ -1,20 +1,31 @@
-"""Base-symbol alphabets: `bytes` (ids 0-255) and `cjk`, the remapped alphabet of docs/cjk_remap.md.
+"""Base-symbol alphabets (docs/alphabets.md):
 
-`cjk`: 0-255 raw bytes, 256-383 the h2 values, 384-511 the h3 values, then one prefix symbol per
-remapped lead-byte group in increasing order. A pre-token maps to symbols on its own (it starts
-with no current prefix); a symbol sequence decodes with one prefix state throughout.
+- `bytes`: ids 0-255, a pre-token's UTF-8 bytes.
+- `cjk`, the remapped alphabet of docs/cjk_remap.md: 0-255 raw bytes, 256-383 the h2 values,
+  384-511 the h3 values, then one prefix symbol per remapped lead-byte group in increasing order.
+- `chars`: characters with byte fallback (the sentencepiece family): 0-255 the fallback bytes,
+  then one symbol per covered character in code point order. A character not covered is
+  spelled as its UTF-8 bytes.
+- `chars-cjk`: `chars` whose fallback characters are remapped as `cjk` remaps them: 0-511 and the
+  prefixes as in `cjk`, then the characters.
+
+A pre-token maps to symbols on its own (it starts with no current prefix); a symbol sequence
+decodes with one prefix state throughout.
 """
 from __future__ import annotations
 
 import codecs
+import struct
 import sys
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate
 
-from tokfx._alphabet import decode_symbols, map_pieces, prefix_table
+from tokfx._alphabet import character_counts, decode_symbols, map_pieces, prefix_table
 
 DEFAULT_CJK_GROUPS = (0x39, 0x3A, 0x3B)
 CJK_GROUP_RANGE = range(0x38, 0x3C)  # the groups of lead bytes E0-EF
@@ -30,46 +41,81 @@ class DecodeError(ValueError):
         self.reason = reason
 
 
+NAMES = ("bytes", "cjk", "chars", "chars-cjk")
+REMAPPED = ("cjk", "chars-cjk")  # the alphabets with groups
+CHARACTERS = ("chars", "chars-cjk")  # the alphabets with characters
+# sentencepiece's default: the characters that cover this share of the training text.
+DEFAULT_CHARACTER_COVERAGE = 0.9995
+
+
 @dataclass(frozen=True)
 class Alphabet:
     name: str
     groups: tuple[int, ...] = ()
+    characters: str = ""  # chars, chars-cjk: the covered characters (sorted by code point)
 
     def __post_init__(self):
-        if self.name == "bytes":
-            if self.groups:
-                raise ValueError("the bytes alphabet takes no groups")
-        elif self.name == "cjk":
+        if self.name not in NAMES:
+            raise ValueError(f"unknown alphabet {self.name!r}; known: {', '.join(NAMES)}")
+        if self.name in REMAPPED:
             groups = tuple(sorted(set(self.groups)))
             if not groups or any(p not in CJK_GROUP_RANGE for p in groups):
                 raise ValueError(f"cjk groups must be a non-empty subset of 0x38-0x3B, got "
                                  f"{[hex(p) for p in self.groups]}")
             object.__setattr__(self, "groups", groups)
-            object.__setattr__(self, "_prefix_ids", prefix_table(groups))
-        else:
-            raise ValueError(f"unknown alphabet {self.name!r}; known: bytes, cjk")
+        elif self.groups:
+            raise ValueError(f"the {self.name} alphabet takes no groups")
+        if self.name in CHARACTERS:
+            characters = "".join(sorted(set(self.characters)))
+            if len(characters) != len(self.characters) or not _utf8_encodable(characters):
+                raise ValueError("characters must be distinct and have UTF-8 forms (no surrogates)")
+            object.__setattr__(self, "characters", characters)
+        elif self.characters:
+            raise ValueError(f"the {self.name} alphabet takes no characters")
+        object.__setattr__(self, "_prefix_ids", prefix_table(self.groups) if self.groups else None)
+        object.__setattr__(self, "_char_ids", self._char_table() if self.name in CHARACTERS else None)
+
+    def _char_table(self) -> array:
+        """Code point -> symbol, -1 where not covered (what the cores read: symbol_map.pxd)."""
+        table = array("i", [-1]) * (ord(self.characters[-1]) + 1 if self.characters else 0)
+        for rank, char in enumerate(self.characters, self.char_base):
+            table[ord(char)] = rank
+        return table
 
     @classmethod
-    def named(cls, name: str, cjk_groups: Sequence[int] | str | None = None) -> "Alphabet":
+    def named(cls, name: str, cjk_groups: Sequence[int] | str | None = None, characters: str = "") -> "Alphabet":
         """`cjk_groups`: group numbers, or hex text like "39,3a,3b" (as the command line gives
         them); None for the default groups."""
         if isinstance(cjk_groups, str):
             cjk_groups = parse_groups(cjk_groups)
-        if name != "cjk" and cjk_groups is not None:
+        if name not in REMAPPED and cjk_groups is not None:
             raise ValueError(f"cjk_groups given for the {name!r} alphabet")
-        return cls(name, tuple(DEFAULT_CJK_GROUPS if cjk_groups is None else cjk_groups)
-                   if name == "cjk" else ())
+        groups = tuple(DEFAULT_CJK_GROUPS if cjk_groups is None else cjk_groups) if name in REMAPPED else ()
+        return cls(name, groups, characters)
+
+    def with_characters(self, characters: str) -> "Alphabet":
+        return Alphabet(self.name, self.groups, characters)
+
+    @property
+    def char_base(self) -> int:
+        """The first character symbol (also the size of a byte-level alphabet)."""
+        return PREFIX_BASE + len(self.groups) if self.groups else 256
 
     @property
     def size(self) -> int:
-        return 256 if self.name == "bytes" else PREFIX_BASE + len(self.groups)
+        return self.char_base + len(self.characters)
 
     def to_dict(self) -> dict:
-        return {"name": "bytes"} if self.name == "bytes" else {"name": "cjk", "groups": list(self.groups)}
+        doc = {"name": self.name}
+        if self.groups:
+            doc["groups"] = list(self.groups)
+        if self.name in CHARACTERS:
+            doc["characters"] = self.characters
+        return doc
 
     @classmethod
     def from_dict(cls, doc: dict) -> "Alphabet":
-        return cls(doc["name"], tuple(doc.get("groups", ())))
+        return cls(doc["name"], tuple(doc.get("groups", ())), doc.get("characters", ""))
 
     # --- tokens ---------------------------------------------------------------------------
     def token(self, symbols: Sequence[int]) -> bytes | tuple[int, ...]:
@@ -81,21 +127,24 @@ class Alphabet:
         return self.token(self.symbols(text.encode("utf-8")))
 
     def show(self, symbols: Sequence[int]) -> str:
-        """Readable symbols: runs of raw bytes as a quoted string, `P39` for a prefix, and the
-        spec's 9-bit value in hex for an h2 or h3 (`P39 5E 97` is 众)."""
+        """Readable symbols: runs of raw bytes and characters as a quoted string (with a chars
+        alphabet, fallback bytes as <0xE4>), `P39` for a prefix, and the spec's 9-bit value in
+        hex for an h2 or h3 (`P39 5E 97` is 众)."""
         if self.name == "bytes":
             return repr(bytes(symbols).decode("utf-8", errors="backslashreplace"))
         parts, raw = [], bytearray()
         for s in list(symbols) + [None]:
-            if s is not None and s < H2_BASE:
-                raw.append(s)
+            if s is not None and (s >= self.char_base or s < H2_BASE and self.name == "cjk"):
+                raw += self.characters[s - self.char_base].encode() if s >= self.char_base else bytes([s])
                 continue
             if raw:
                 parts.append(repr(raw.decode("utf-8", errors="backslashreplace")))
                 raw.clear()
             if s is None:
                 break
-            if s < H3_BASE:
+            if s < H2_BASE:
+                parts.append(f"<0x{s:02X}>")
+            elif s < H3_BASE:
                 index = s - H2_BASE
                 parts.append(f"{((index >> 5) << 7) | 0x40 | (index & 0x1F):02X}")
             elif s < PREFIX_BASE:
@@ -115,12 +164,13 @@ class Alphabet:
         piece k being symbols[offsets[k]:offsets[k + 1]]."""
         if self.name == "bytes":
             return _as_int32_symbols(data), array("q", [0, *ends])
-        return map_pieces(data, array("q", ends), self._prefix_ids)
+        return map_pieces(data, array("q", ends), self._prefix_ids, self._char_ids, self.size)
 
     @property
-    def cjk_prefix_ids(self) -> array | None:
-        """What the encode core needs to remap (None for the byte alphabet)."""
-        return self._prefix_ids if self.name == "cjk" else None
+    def symbol_map(self) -> dict:
+        """What an encode core needs to map bytes to symbols (symbol_map.pxd): the remap's
+        prefix table and the code point -> symbol table, each None where the alphabet has none."""
+        return {"cjk_prefix_ids": self._prefix_ids, "char_ids": self._char_ids}
 
     # --- decoding -------------------------------------------------------------------------
     def decode(self, symbols: Sequence[int], errors: str = "replace") -> str:
@@ -141,18 +191,56 @@ class Alphabet:
         if self.name == "bytes":
             data, marks = bytes(symbols), []
         else:
-            data, marks, _ = decode_symbols(array("i", symbols), self.groups)
+            data, marks, _ = decode_symbols(array("i", symbols), self.groups, False, *self._char_utf8)
 
         def symbol_at(offset: int) -> int:
             if self.name == "bytes":
                 return offset
-            starts = decode_symbols(array("i", symbols), self.groups, True)[2]
+            starts = decode_symbols(array("i", symbols), self.groups, True, *self._char_utf8)[2]
             return bisect_right(starts, offset) - 1
 
         return utf8_text(data, marks, errors, lambda offset: locate(symbol_at(offset)), locate)
 
 
+    @cached_property
+    def _char_utf8(self) -> tuple[bytes, array] | tuple[()]:
+        """decode_symbols' char_utf8 and char_offsets (none for a byte-level alphabet)."""
+        if self.name not in CHARACTERS:
+            return ()
+        encoded = [c.encode("utf-8") for c in self.characters]
+        return b"".join(encoded), array("q", [0, *accumulate(map(len, encoded))])
+
+    def covering(self, counts: Mapping[bytes, int], coverage: float = DEFAULT_CHARACTER_COVERAGE) -> "Alphabet":
+        """This chars alphabet with the characters that cover `coverage` of the characters of
+        the pre-tokens `counts`, chosen as sentencepiece chooses them: by count, highest first
+        (ties to the lower code point), until the chosen ones cover the share."""
+        if self.name not in CHARACTERS:
+            raise ValueError(f"the {self.name} alphabet has no characters to choose")
+        if not 0 < coverage <= 1:
+            raise ValueError(f"character_coverage must be in (0, 1], got {coverage}")
+        pieces = list(counts)
+        found = character_counts(b"".join(pieces), array("q", accumulate(map(len, pieces))),
+                                 array("q", counts.values()))
+        # sentencepiece holds the coverage as a float32 and compares the share covered with it.
+        coverage = struct.unpack("f", struct.pack("f", coverage))[0]
+        total, covered, chosen = sum(found.values()), 0, []
+        for code_point, count in sorted(found.items(), key=lambda item: (-item[1], item[0])):
+            if covered / total >= coverage:
+                break
+            covered += count
+            chosen.append(chr(code_point))
+        return self.with_characters("".join(chosen))
+
+
 BYTES = Alphabet("bytes")
+
+
+def _utf8_encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def parse_groups(text: str) -> tuple[int, ...]:

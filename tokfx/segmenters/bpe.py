@@ -17,7 +17,7 @@ def merges_encoder(tokens: Sequence, merges: Sequence[tuple[int, int, int]], sym
     demolition of its scaffold tokens."""
     if scaffold is not None:
         return scaffold.encoder()
-    return BPEEncoder(merges, symbol_ids, cjk_prefix_ids=alphabet.cjk_prefix_ids)
+    return BPEEncoder(merges, symbol_ids, **alphabet.symbol_map)
 
 
 def token_bytes(merges: Sequence[tuple[int, int]], alphabet: Alphabet = BYTES) -> list:

@@ -98,7 +98,7 @@ class ScaffoldVocab:
     def encoder(self) -> BPEEncoder:
         """Every merge by rank over expanded ids, then demolition into model ids."""
         triples = [(left, right, token) for token, (left, right) in enumerate(self.merges, self.alphabet.size)]
-        return BPEEncoder(triples, range(self.alphabet.size), cjk_prefix_ids=self.alphabet.cjk_prefix_ids,
+        return BPEEncoder(triples, range(self.alphabet.size), **self.alphabet.symbol_map,
                           demolition=self.demolition_table)
 
     # --- tokfx.json ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ def path_encoder(mode: str):
         if mode == "likelihood" and scores is None:
             raise ValueError("segmenter 'likelihood' needs a log probability per token (a unigram"
                              " vocabulary), and this vocabulary has none")
-        return PathSegmenter(segmentable, mode, max_width, seed, cjk_prefix_ids=alphabet.cjk_prefix_ids,
+        return PathSegmenter(segmentable, mode, max_width, seed, **alphabet.symbol_map, num_symbols=alphabet.size,
                              scores=scores if mode == "likelihood" else None)
 
     return build

@@ -1,0 +1,105 @@
+"""One pre-token's UTF-8 bytes -> base symbols, for every alphabet (tokfx.alphabet): the bytes as
+they are, the cjk remap, or characters with byte fallback (each optionally remapped). Inline, so
+that the encode cores and the training mapper share it. Twin: tokfx.reference.alphabet.symbols.
+"""
+from libc.stdint cimport int32_t
+
+from cjk_remap cimport cjk_remap_char, cjk_symbols
+
+
+cdef struct SymbolMap:
+    bint remap  # well-formed 3-byte characters of the remapped groups become [prefix] h2 h3
+    int32_t prefix_ids[4]  # cjk_remap_char's table
+    # The chars alphabet: code point -> symbol, -1 for a character not covered (spelled as its
+    # bytes); NULL for a byte-level alphabet. Code points from char_limit up are not covered.
+    const int32_t* char_ids
+    Py_ssize_t char_limit
+
+
+cdef inline int init_symbol_map(SymbolMap* m, prefix_ids, const int32_t[::1] char_ids,
+                                Py_ssize_t num_symbols) except -1:
+    """Fill m from prefix_ids (4 entries, or None: no remap) and char_ids (or None: byte-level),
+    refusing any symbol outside 0..num_symbols-1. The caller keeps char_ids' buffer alive."""
+    cdef Py_ssize_t k
+    m.remap = prefix_ids is not None
+    if m.remap:
+        prefix_ids = list(prefix_ids)
+        if len(prefix_ids) != 4:
+            raise ValueError(f"cjk prefix ids must hold 4 entries, got {len(prefix_ids)}")
+        for k in range(4):
+            if not (prefix_ids[k] == -1 or 512 <= prefix_ids[k] < num_symbols):
+                raise ValueError(f"cjk prefix ids[{k}] = {prefix_ids[k]} is not -1 or a prefix symbol")
+            m.prefix_ids[k] = prefix_ids[k]
+    m.char_ids = NULL
+    m.char_limit = 0
+    if char_ids is not None:
+        for k in range(char_ids.shape[0]):
+            if not -1 <= char_ids[k] < num_symbols:
+                raise ValueError(f"char ids[{k}] = {char_ids[k]} is not -1 or a symbol")
+        if char_ids.shape[0]:
+            m.char_ids = &char_ids[0]
+        m.char_limit = char_ids.shape[0]
+    return 0
+
+
+cdef inline Py_ssize_t utf8_char(const unsigned char* c, Py_ssize_t size, int32_t* code_point) noexcept nogil:
+    """The length of the well-formed UTF-8 character at c (well-formed as Python's strict decoder
+    has it: no overlong form, no surrogate, nothing past U+10FFFF), setting *code_point; 0 if
+    the bytes there are not one."""
+    cdef unsigned char b1 = c[0]
+    if b1 < 0x80:
+        code_point[0] = b1
+        return 1
+    if b1 < 0xC2 or b1 > 0xF4:
+        return 0
+    if b1 < 0xE0:
+        if size < 2 or (c[1] & 0xC0) != 0x80:
+            return 0
+        code_point[0] = ((b1 & 0x1F) << 6) | (c[1] & 0x3F)
+        return 2
+    if b1 < 0xF0:
+        if (size < 3 or (c[1] & 0xC0) != 0x80 or (c[2] & 0xC0) != 0x80
+                or (b1 == 0xE0 and c[1] < 0xA0) or (b1 == 0xED and c[1] >= 0xA0)):
+            return 0
+        code_point[0] = ((b1 & 0x0F) << 12) | ((c[1] & 0x3F) << 6) | (c[2] & 0x3F)
+        return 3
+    if (size < 4 or (c[1] & 0xC0) != 0x80 or (c[2] & 0xC0) != 0x80 or (c[3] & 0xC0) != 0x80
+            or (b1 == 0xF0 and c[1] < 0x90) or (b1 == 0xF4 and c[1] >= 0x90)):
+        return 0
+    code_point[0] = ((b1 & 0x07) << 18) | ((c[1] & 0x3F) << 12) | ((c[2] & 0x3F) << 6) | (c[3] & 0x3F)
+    return 4
+
+
+cdef inline Py_ssize_t map_symbols(const SymbolMap* m, const unsigned char* piece, Py_ssize_t size,
+                                   int32_t* out) noexcept nogil:
+    """Write the base symbols of one pre-token to out (never more than size of them: a character
+    is at most its bytes, a remapped one three); return how many. The pre-token starts with no
+    current prefix, and a covered character between two fallback characters keeps it."""
+    cdef Py_ssize_t i = 0, n = 0, length, k, written
+    cdef int32_t code_point = 0, current = -1
+    if m.char_ids == NULL:
+        if m.remap:
+            return cjk_symbols(piece, size, m.prefix_ids, out)
+        for i in range(size):
+            out[i] = piece[i]
+        return size
+    while i < size:
+        length = utf8_char(piece + i, size - i, &code_point)
+        if length and code_point < m.char_limit and m.char_ids[code_point] >= 0:
+            out[n] = m.char_ids[code_point]
+            n += 1
+            i += length
+            continue
+        if length == 3 and m.remap:
+            written = cjk_remap_char(piece + i, 3, m.prefix_ids, &current, out + n)
+            if written:
+                n += written
+                i += 3
+                continue
+        if length == 0:  # not UTF-8: one byte at a time
+            length = 1
+        for k in range(length):
+            out[n + k] = piece[i + k]
+        n += length
+        i += length
+    return n
