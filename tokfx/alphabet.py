@@ -216,8 +216,7 @@ class Alphabet:
         (ties to the lower code point), until the chosen ones cover the share."""
         if self.name not in CHARACTERS:
             raise ValueError(f"the {self.name} alphabet has no characters to choose")
-        if not 0 < coverage <= 1:
-            raise ValueError(f"character_coverage must be in (0, 1], got {coverage}")
+        check_character_coverage(self, coverage)
         pieces = list(counts)
         found = character_counts(b"".join(pieces), array("q", accumulate(map(len, pieces))),
                                  array("q", counts.values()))
@@ -233,6 +232,17 @@ class Alphabet:
 
 
 BYTES = Alphabet("bytes")
+
+
+def check_character_coverage(alphabet: Alphabet, coverage: float | None) -> None:
+    """A coverage (None: the default) for a chars alphabet only, a number in (0, 1]."""
+    if coverage is None:
+        return
+    if alphabet.name not in CHARACTERS:
+        raise ValueError(f"character_coverage given for the {alphabet.name!r} alphabet (it applies to"
+                         " chars and chars-cjk)")
+    if isinstance(coverage, bool) or not isinstance(coverage, (int, float)) or not 0 < coverage <= 1:
+        raise ValueError(f"character_coverage must be a number in (0, 1], got {coverage!r}")
 
 
 def _utf8_encodable(text: str) -> bool:

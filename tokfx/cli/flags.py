@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tokfx.alphabet import Alphabet
+from tokfx.alphabet import DEFAULT_CHARACTER_COVERAGE, NAMES as ALPHABETS, Alphabet, check_character_coverage
 from tokfx.formats.readers.policy import ON_ERROR
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
@@ -108,10 +108,13 @@ _FLAGS = [
          default="gpt2"),
     Flag(("--algorithm",), "vocabulary construction", default="bpe", choices=sorted(TRAINERS)),
     Flag(("--vocab-size",), "alphabet + learned tokens + special tokens", type=int, default=2000),
-    Flag(("--alphabet",), "base symbols: bytes, or cjk (CJK-remapped bytes; the tokenizer directory"
-         " then holds tokfx.json only)", default="bytes", choices=("bytes", "cjk")),
-    Flag(("--cjk-groups",), "with --alphabet cjk: remapped lead-byte groups in hex (default 39,3a,3b;"
-         " add 38 for kana and CJK punctuation)"),
+    Flag(("--alphabet",), "base symbols: bytes; cjk (CJK-remapped bytes); chars (characters with byte"
+         " fallback, as sentencepiece); chars-cjk (chars, the fallback CJK-remapped)", default="bytes",
+         choices=ALPHABETS),
+    Flag(("--cjk-groups",), "with --alphabet cjk or chars-cjk: remapped lead-byte groups in hex (default"
+         " 39,3a,3b; add 38 for kana and CJK punctuation)"),
+    Flag(("--character-coverage",), f"with --alphabet chars or chars-cjk: the share of the text's characters"
+         f" the alphabet covers (default {DEFAULT_CHARACTER_COVERAGE})", type=float),
     Flag(("--initial-vocab",), "pathpiece, sage: initial vocabulary (default bpe)", choices=INITIAL_VOCABS),
     Flag(("--initial-size",), "pathpiece, sage: initial vocabulary size (default 4 x --vocab-size, at"
          " most 2^18)", type=int),
@@ -181,7 +184,7 @@ assert len(FLAGS) == len(_FLAGS), "two flags share a key"
 TRAINER_OPTIONS = ("initial_vocab", "initial_size", "schedule", "max_width", "seed",
                    "embeddings_schedule", "context", "seed_size", "shrinking_factor", "em_iterations")
 TRAINING = ("special_token", "pattern", "algorithm", "vocab_size", "alphabet", "cjk_groups",
-            *TRAINER_OPTIONS, "segmenter")
+            "character_coverage", *TRAINER_OPTIONS, "segmenter")
 
 COMMAND_FLAGS = {
     "train": ("files", "tokenizer_output", *TRAINING, "text_field", "on_error", "processes", "counts",
@@ -221,17 +224,19 @@ def special_tokens(args) -> list[str]:
 
 # The keywords of tokfx.train that every training has; the rest are settings of the algorithm
 # and the segmenter (recorded as such in a pipeline's config).
-BASIC_KEYWORDS = ("algorithm", "vocab_size", "special_tokens", "pattern", "alphabet", "cjk_groups")
+BASIC_KEYWORDS = ("algorithm", "vocab_size", "special_tokens", "pattern", "alphabet", "cjk_groups",
+                  "character_coverage")
 
 
 def training_keywords(args) -> dict:
     """`tokfx.train` keywords from the parsed training flags, checked before any input is read."""
     tokens = special_tokens(args)
     alphabet = Alphabet.named(args.alphabet, args.cjk_groups)
+    check_character_coverage(alphabet, args.character_coverage)
     check_vocab_size(args.vocab_size, tokens, alphabet)
     resolve_pattern(args.pattern)
     settings = training_settings(args.algorithm, args.segmenter,
                                  **{name: getattr(args, name) for name in TRAINER_OPTIONS})
     return {"algorithm": args.algorithm, "vocab_size": args.vocab_size, "special_tokens": tokens,
-            "pattern": args.pattern, "alphabet": alphabet.name,
-            "cjk_groups": alphabet.groups or None, **settings}
+            "pattern": args.pattern, "alphabet": alphabet.name, "cjk_groups": alphabet.groups or None,
+            "character_coverage": args.character_coverage, **settings}

@@ -155,11 +155,13 @@ def _read_pattern(f: Fields, value: object) -> str:
 
 
 def _read_alphabet(f: Fields, value: object) -> Alphabet:
-    alphabet = f.object(value, "alphabet", ("name",), ("groups",))
+    alphabet = f.object(value, "alphabet", ("name",), ("groups", "characters"))
     name = f.str(alphabet["name"], "alphabet.name", 16)
     groups = f.ints(alphabet["groups"], "alphabet.groups", 4, 0, 255) if "groups" in alphabet else ()
+    characters = (f.str(alphabet["characters"], "alphabet.characters", MAX_TOKENS, nonempty=False)
+                  if "characters" in alphabet else "")
     try:
-        return Alphabet(name, tuple(groups))
+        return Alphabet(name, tuple(groups), characters)
     except ValueError as exc:
         f.fail("alphabet", str(exc))
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from tokfx.alphabet import BYTES, Alphabet
+from tokfx.alphabet import (BYTES, CHARACTERS, DEFAULT_CHARACTER_COVERAGE, Alphabet,
+                            check_character_coverage)
 from tokfx.limits import MAX_TOKENS
 from tokfx.counting import count_lines, count_pretokens, count_pretokens_file
 from tokfx.models.base import Target, finish
@@ -29,7 +30,8 @@ def check_vocab_size(vocab_size: int, special_tokens: Sequence[str], alphabet: A
     if vocab_size > MAX_TOKENS:
         raise ValueError(f"vocab size {vocab_size:,} is larger than {MAX_TOKENS:,} (tokfx.limits)")
     if vocab_size < smallest:
-        raise ValueError(f"vocab size {vocab_size} is smaller than the alphabet ({alphabet.size})"
+        raise ValueError(f"vocab size {vocab_size} is smaller than the alphabet ({alphabet.size}"
+                         f"{f', of which {len(alphabet.characters):,} characters' if alphabet.characters else ''})"
                          f" plus {len(set(special_tokens))} special tokens = {smallest}")
 
 
@@ -66,7 +68,7 @@ def training_settings(algorithm: str, segmenter: str | None = None, **options) -
 def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm: str = "bpe",
           vocab_size: int = 32000, special_tokens: Sequence[str] = (DEFAULT_SPECIAL,),
           pattern: str = "gpt2", alphabet: str = "bytes", cjk_groups: Sequence[int] | None = None,
-          progress: bool = False, segmenter: str | None = None,
+          character_coverage: float | None = None, progress: bool = False, segmenter: str | None = None,
           segmenter_params: Mapping | None = None, lines: Mapping[bytes, int] | None = None,
           **params) -> Tokenizer:
     """Train a tokenizer with the named algorithm.
@@ -74,7 +76,9 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     `texts_or_counts`: a text, an iterable of texts (special tokens in them are split out and
     never trained on), or `{pre-token bytes: count}` already counted with `pattern`.
     `vocab_size` counts the alphabet, the learned tokens and the special tokens.
-    `alphabet`: "bytes", or "cjk" (docs/cjk_remap.md) with `cjk_groups` (default 0x39, 0x3A, 0x3B).
+    `alphabet`: "bytes", "cjk" (docs/cjk_remap.md) with `cjk_groups` (default 0x39, 0x3A, 0x3B),
+    or "chars" / "chars-cjk": the characters covering `character_coverage` (default 0.9995) of
+    the counted text, other characters spelled as bytes (docs/alphabets.md).
     `params`: the algorithm's own (`trainer_params`). `segmenter`: segment with this instead of
     the algorithm's own (Tokenizer.with_segmenter, with `segmenter_params`).
     `context="line"` (for trainers that take lines, e.g. sage, whose default it is): the trainer
@@ -84,6 +88,7 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
     # Every argument is checked before the (maybe long) counting and training.
     special_tokens = list(check_special_tokens(special_tokens))
     base = Alphabet.named(alphabet, cjk_groups)
+    check_character_coverage(base, character_coverage)
     trainer = get_trainer(algorithm)(params)
     resolve_pattern(pattern)
     check_vocab_size(vocab_size, special_tokens, base)
@@ -103,6 +108,9 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
         counts = texts_or_counts
     else:
         counts = count_pretokens(texts_or_counts, pattern, special_tokens)
+    if base.name in CHARACTERS:
+        base = base.covering(counts, DEFAULT_CHARACTER_COVERAGE if character_coverage is None else character_coverage)
+        check_vocab_size(vocab_size, special_tokens, base)
     target = Target(vocab_size, SpecialTokens(special_tokens), base, pattern)
     tokenizer = finish(trainer.train(counts, target, Progress(progress), lines), trainer, target)
     if segmenter is not None:

@@ -29,6 +29,25 @@ def token_bytes(merges: Sequence[tuple[int, int]], alphabet: Alphabet = BYTES) -
     return vocab
 
 
+def every_split_merges(tokens: Sequence, merged_in_order: Sequence[int]) -> list[tuple[int, int, int]]:
+    """sentencepiece's BPE encoding, as merges by rank: any two adjacent tokens whose
+    concatenation is a token merge, the one that token was learned earliest (scored highest)
+    first. So every split of a learned token into two tokens is a merge, ranked by the merged
+    token's place in `merged_in_order`, its splits leftmost first. (Byte-level BPE merges only
+    the pair it learned, which differs when a token's other split forms first.)"""
+    ids: dict = {}
+    for token_id, token in enumerate(tokens):
+        ids.setdefault(token, token_id)
+    merges = []
+    for merged in merged_in_order:
+        token = tokens[merged]
+        for k in range(1, len(token)):
+            left, right = ids.get(token[:k]), ids.get(token[k:])
+            if left is not None and right is not None:
+                merges.append((left, right, merged))
+    return merges
+
+
 def merges_as_bytes(merges: Sequence[tuple[int, int]]) -> list[tuple[bytes, bytes]]:
     """The merges spelled as (left bytes, right bytes), as GPT-2's merges.txt lists them."""
     vocab = token_bytes(merges)

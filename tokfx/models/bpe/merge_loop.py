@@ -7,6 +7,8 @@ from array import array
 from collections.abc import Callable, Mapping
 from itertools import accumulate
 
+import numpy as np
+
 from tokfx._bpe_train import train_merges
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.progress import QUIET, Progress
@@ -16,18 +18,42 @@ BYTE_KEYS = [bytes([b]) for b in range(256)]
 
 def symbol_keys(alphabet: Alphabet) -> list[bytes]:
     """Keys whose byte order is the symbol order, so that comparing concatenated keys compares
-    symbol sequences (the tie-break): one byte per symbol, or two big-endian bytes for cjk."""
+    symbol sequences (the tie-break): one byte per symbol, or big-endian bytes, as many as the
+    largest symbol needs (2 for cjk)."""
     if alphabet.name == "bytes":
         return BYTE_KEYS
-    return [s.to_bytes(2, "big") for s in range(alphabet.size)]
+    width = max(2, (alphabet.size.bit_length() + 7) // 8)
+    return [s.to_bytes(width, "big") for s in range(alphabet.size)]
 
 
 def packed_words(counts: Mapping[bytes, int], alphabet: Alphabet) -> tuple[array, array, array]:
-    """The merge loop's input: every word's symbols concatenated, word offsets, word counts."""
+    """Every trainer's input: every word's symbols concatenated, word offsets, word counts.
+
+    With a chars alphabet each fallback symbol (a byte, or a remapped one, of a character not
+    covered) is a word of its own: no learned token holds one, as in sentencepiece, where a
+    character not covered is unknown in training and only spelled as bytes when encoding.
+    """
     # A mapping's keys and values iterate in the same order; values() spares a lookup per word.
     words = list(counts.keys())
     symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
-    return symbols, offsets, array("q", counts.values())
+    word_counts = array("q", counts.values())
+    if alphabet.characters:
+        return _fallback_apart(symbols, offsets, word_counts, alphabet.char_base)
+    return symbols, offsets, word_counts
+
+
+def _fallback_apart(symbols: array, offsets: array, counts: array, char_base: int) -> tuple[array, array, array]:
+    """The words cut before and after every symbol below char_base (each count kept)."""
+    found = np.frombuffer(symbols, dtype=np.int32)
+    ends = np.frombuffer(offsets, dtype=np.int64)
+    fallback = found < char_base
+    starts = np.zeros(len(found) + 1, dtype=bool)
+    starts[ends] = True
+    starts[:-1] |= fallback
+    starts[1:-1] |= fallback[:-1]
+    cut = np.flatnonzero(starts)  # every word start, and len(found)
+    word = np.searchsorted(ends, cut[:-1], side="right") - 1
+    return symbols, array("q", cut.astype(np.int64).tobytes()), array("q", np.asarray(counts)[word].tobytes())
 
 
 def rate_reporter(progress: Progress, line: str) -> Callable[[int, int], None] | None:
