@@ -63,6 +63,7 @@ cdef class PathSegmenter:
     cdef PieceCache _cache
     cdef list _id_objects  # id_list.id_objects
     cdef vector[double] _scores  # likelihood: the log probability of each token id
+    cdef bint _float32  # likelihood: path scores summed in float32 (sentencepiece's arithmetic)
     cdef Best _best
     # Of the reversed tokens, but for greedy. Last: its 4 KB root table between the header and
     # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
@@ -70,12 +71,16 @@ cdef class PathSegmenter:
     cdef SymbolTrie _trie
 
     def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None, char_ids=None,
-                 num_symbols=256, cache_size=1 << 18, scores=None):
+                 num_symbols=256, cache_size=1 << 18, scores=None, int float_bits=64):
         """tokens: by id, each a sequence of base symbols, or None for an id that segmentation
         never produces (a special token). Tokens wider than max_width symbols are never used.
         scores (likelihood only): by id, each token's log probability (None for a None token).
         cjk_prefix_ids, char_ids: the alphabet's remap and characters (tokfx.alphabet), whose
-        num_symbols base symbols the tokens spell."""
+        num_symbols base symbols the tokens spell. float_bits (likelihood): 64, or 32 to add
+        path scores in float32 as sentencepiece does."""
+        if float_bits not in (32, 64):
+            raise ValueError(f"float_bits must be 32 or 64, got {float_bits}")
+        self._float32 = float_bits == 32
         if mode not in MODES:
             raise ValueError(f"unknown segmenter {mode!r}; known: {', '.join(sorted(MODES))}")
         if max_width < 1:
@@ -108,7 +113,8 @@ cdef class PathSegmenter:
         if self._mode == GREEDY:
             return greedy(symbols, n, &self._trie, self._max_width, &self._out)
         if self._mode == LIKELIHOOD:
-            viterbi(symbols, n, &self._trie, self._scores.data(), self._max_width, False, &self._best)
+            viterbi(symbols, n, &self._trie, self._scores.data(), self._max_width, False, &self._best,
+                    self._float32)
             if viterbi_tokens(n, &self._best, &self._out) < 0:
                 raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
             return 0

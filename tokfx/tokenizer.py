@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.formats.gpt2 import read_gpt2_files
 from tokfx.formats.hf_json import read_hf_unigram
+from tokfx.formats.sentencepiece_model import read_sentencepiece_model
+from tokfx.formats.sentencepiece_tokenizer import tokenizer_args as sentencepiece_tokenizer_args
 from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer, tokenizer_from_dict
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
@@ -57,7 +59,8 @@ class Tokenizer:
                  special_tokens: Mapping[str, int] | None = None, pattern: str = "gpt2",
                  algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES,
                  segmenter: str = "bpe", segmenter_params: Mapping | None = None,
-                 scaffold: ScaffoldVocab | None = None, scores: Sequence[float | None] | None = None):
+                 scaffold: ScaffoldVocab | None = None, scores: Sequence[float | None] | None = None,
+                 normalizer=None, control_tokens: Mapping[str, int] | None = None):
         if special_tokens is not None and not isinstance(special_tokens, Mapping):
             raise TypeError("special_tokens must be a mapping {text: id}, not"
                             f" {type(special_tokens).__name__} (tokfx.train takes a list)")
@@ -69,17 +72,21 @@ class Tokenizer:
         self._tokens = [alphabet.token(t) for t in tokens]
         self._merges = [tuple(m) for m in merges]
         self._special = dict(special_tokens or {})
+        self._control = dict(control_tokens or {})
         self.algorithm = algorithm
         self.params = dict(params or {})
-        self.pretokenizer = PreTokenizer(pattern, list(self._special))
+        self.pretokenizer = PreTokenizer(pattern, list(self._special), normalizer)
         self.pattern = pattern
         self.segmenter = segmenter
         self.segmenter_params = full_segmenter_params(segmenter, segmenter_params)
         self.scores = None if scores is None else [None if s is None else float(s) for s in scores]
         self._check()
+        # By token; where tokens share symbols, an ordinary token's id wins over a special or
+        # control token's, then the lower id.
         self._ids_by_token: dict = {}
-        for i, token in enumerate(self._tokens):
-            self._ids_by_token.setdefault(token, i)
+        reserved = set(self._special.values()) | set(self._control.values())
+        for i in [i for i in range(len(self._tokens)) if i not in reserved] + sorted(reserved):
+            self._ids_by_token.setdefault(self._tokens[i], i)
         self.scaffold = scaffold
         if scaffold is not None:
             if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
@@ -88,7 +95,7 @@ class Tokenizer:
         self._encoder = get_segmenter(segmenter).build(
             tokens=self._tokens, merges=self._merges,
             symbol_ids=base_symbol_ids(self._ids_by_token, alphabet),
-            special_ids=set(self._special.values()), alphabet=alphabet, scaffold=scaffold,
+            special_ids=reserved, alphabet=alphabet, scaffold=scaffold,
             scores=self.scores, **self.segmenter_params)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
@@ -104,7 +111,8 @@ class Tokenizer:
         if "max_width" in self.segmenter_params and "max_width" in takes.defaults:
             params = {"max_width": self.segmenter_params["max_width"], **params}
         return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
-                         self.params, self.alphabet, segmenter, params, self.scaffold, self.scores)
+                         self.params, self.alphabet, segmenter, params, self.scaffold, self.scores,
+                         self.normalizer, self._control)
 
     @cached_property
     def _packed(self) -> list[bytes]:
@@ -117,17 +125,21 @@ class Tokenizer:
         the ids of special tokens and merges in range, sizes within tokfx.limits."""
         n = len(self._tokens)
         if self.scores is not None:
-            specials = set(self._special.values())
-            if len(self.scores) != n or any((s is None) != (i in specials) or (s is not None and not math.isfinite(s))
+            reserved = set(self._special.values()) | set(self._control.values())
+            if len(self.scores) != n or any((s is None) != (i in reserved) or (s is not None and not math.isfinite(s))
                                             for i, s in enumerate(self.scores)):
-                raise ValueError("scores: one finite log probability per token, None at special-token ids")
+                raise ValueError("scores: one finite log probability per token, None at special- and"
+                                 " control-token ids")
         lengths = list(map(len, self._tokens))
         if lengths and max(lengths) > MAX_TOKEN_SYMBOLS or sum(lengths) > MAX_TOTAL_SYMBOLS:
             raise ValueError(f"tokens longer than {MAX_TOKEN_SYMBOLS:,} symbols, or {MAX_TOTAL_SYMBOLS:,}"
                              " in all (tokfx.limits)")
-        for name, i in self._special.items():
-            if type(i) is not int or not 0 <= i < n or self._tokens[i] != self.alphabet.token_of_text(name):
-                raise ValueError(f"special token {name!r}: id {i!r} does not hold its text")
+        for kind, named in (("special", self._special), ("control", self._control)):
+            for name, i in named.items():
+                if type(i) is not int or not 0 <= i < n or self._tokens[i] != self.alphabet.token_of_text(name):
+                    raise ValueError(f"{kind} token {name!r}: id {i!r} does not hold its text")
+        if set(self._special) & set(self._control) or set(self._special.values()) & set(self._control.values()):
+            raise ValueError("a token is both special and control")
         if self.alphabet.name != "bytes":
             # With no token empty, a merged token is its two shorter parts joined (checked
             # below), so checking the symbols of the others checks every token.
@@ -182,6 +194,18 @@ class Tokenizer:
     def special_tokens(self) -> dict[str, int]:
         return dict(self._special)
 
+    @property
+    def control_tokens(self) -> dict[str, int]:
+        """Tokens that encoding never produces and decoding writes as nothing (sentencepiece's
+        control symbols such as <s>, and its unknown token)."""
+        return dict(self._control)
+
+    @property
+    def normalizer(self):
+        """What the text is normalized with before special tokens and pre-tokens are found
+        (tokfx.normalizers), or None."""
+        return self.pretokenizer.normalizer
+
     def token_to_id(self, token: bytes | str | tuple[int, ...]) -> int:
         """Id of a special token (by its text) or of a token (by its bytes, or its symbol tuple
         for cjk; text stands for its symbols as one pre-token); KeyError if none."""
@@ -204,13 +228,14 @@ class Tokenizer:
         """Ids of `text` with special-token text treated as ordinary text."""
         _check_text(text)
         try:
-            return self._encode_ordinary(text)
+            return self._segment(self.pretokenizer.normalized(text))
         except UnicodeEncodeError:
-            return self._encode_ordinary(replace_lone_surrogates(text))
+            return self._segment(self.pretokenizer.normalized(replace_lone_surrogates(text)))
 
-    def _encode_ordinary(self, text: str) -> list[int]:
-        data = text.encode("utf-8")
-        return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data))
+    def _segment(self, chunk: str, as_array: bool = False) -> list[int] | array:
+        """Ids of a normalized chunk without special tokens."""
+        data = chunk.encode("utf-8")
+        return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array)
 
     def encode(self, text: str) -> list[int]:
         """Ids of `text`; special tokens in it become their ids (the longest match first)."""
@@ -224,11 +249,11 @@ class Tokenizer:
 
     def _encode(self, text: str) -> list[int]:
         ids: list[int] = []
-        for chunk, special in self.pretokenizer.specials.split(text):
+        for chunk, special in self.pretokenizer.chunks(text):
             if special:
                 ids.append(self._special[chunk])
             else:
-                ids += self._encode_ordinary(chunk)
+                ids += self._segment(chunk)
         return ids
 
     def encode_to_array(self, text: str, ordinary: bool = False) -> array:
@@ -242,14 +267,13 @@ class Tokenizer:
 
     def _encode_array(self, text: str, ordinary: bool) -> array:
         if ordinary:
-            data = text.encode("utf-8")
-            return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), True)
+            return self._segment(self.pretokenizer.normalized(text), True)
         ids = array("i")
-        for chunk, special in self.pretokenizer.specials.split(text):
+        for chunk, special in self.pretokenizer.chunks(text):
             if special:
                 ids.append(self._special[chunk])
             else:
-                ids.extend(self._encode_array(chunk, True))
+                ids.extend(self._segment(chunk, True))
         return ids
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
@@ -259,8 +283,12 @@ class Tokenizer:
         """Lazily, the ids of the concatenation of `texts` (e.g. the lines of a large file).
 
         Text is held back only up to the last point where cutting cannot change the result, so
-        memory stays bounded however long the input.
+        memory stays bounded however long the input. Not for a tokenizer with a normalizer
+        (sentencepiece's adds a space in front of the whole text and may fold whitespace).
         """
+        if self.normalizer is not None:
+            raise ValueError("encode_iterable needs a tokenizer without a normalizer: encode each"
+                             " document with encode()")
         pending = held = ""
         for text in texts:
             _check_text(text)
@@ -313,6 +341,11 @@ class Tokenizer:
 
     def _decode(self, ids: Iterable[int], errors: str) -> tuple[str, int]:
         ids = self._checked(ids)
+        positions = None
+        if self._control:  # written as nothing; a strict error names the position in the ids given
+            control = set(self._control.values())
+            positions = [p for p, i in enumerate(ids) if i not in control]
+            ids = [ids[p] for p in positions]
         if self.alphabet.name == "bytes":
             symbols = b"".join(map(self._tokens.__getitem__, ids))
         else:
@@ -321,9 +354,13 @@ class Tokenizer:
 
         def id_holding(symbol_index: int) -> int:
             ends = list(accumulate(len(self._tokens[i]) for i in ids))
-            return bisect_right(ends, symbol_index)
+            held = bisect_right(ends, symbol_index)
+            return held if positions is None else positions[held]
 
-        return self.alphabet.decode_located(symbols, errors, id_holding)
+        text, count = self.alphabet.decode_located(symbols, errors, id_holding)
+        if self.normalizer is not None:
+            text = self.normalizer.denormalize(text)
+        return text, count
 
     # --- files ----------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> str | None:
@@ -382,6 +419,20 @@ class Tokenizer:
             if isinstance(exc, TokenizerFileError):
                 raise
             raise TokenizerFileError(str(tokenizer_json), None, str(exc)) from None
+
+    @classmethod
+    def from_sentencepiece(cls, model_file: str | os.PathLike) -> "Tokenizer":
+        """A tokenizer from a sentencepiece `.model` file (BPE or Unigram, with byte_fallback),
+        encoding as sentencepiece does, with the model's ids (docs/alphabets.md). The file is
+        untrusted input: a fault in it is one TokenizerFileError naming the file and the field."""
+        source = str(model_file)
+        args = sentencepiece_tokenizer_args(read_sentencepiece_model(model_file), source)
+        try:
+            return cls(**args)
+        except ValueError as exc:  # what the constructor refuses in the model
+            if isinstance(exc, TokenizerFileError):
+                raise
+            raise TokenizerFileError(source, None, str(exc)) from None
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],

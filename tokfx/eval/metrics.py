@@ -26,8 +26,9 @@ def base_symbols_per_char(text: str, alphabet: Alphabet, pattern: str = "gpt2") 
     """Base symbols per character before any merge. Pre-tokenized first: with cjk each
     pre-token restarts the prefix state, so the count depends on the split."""
     _check_not_empty(text)
-    data = text.encode("utf-8")
-    symbols, _ = alphabet.map_pieces(data, PreTokenizer(pattern).piece_ends(data))
+    pretokenizer = PreTokenizer(pattern)
+    data = pretokenizer.normalized(text).encode("utf-8")  # spaces as U+2581 with `sentencepiece`
+    symbols, _ = alphabet.map_pieces(data, pretokenizer.piece_ends(data))
     return len(symbols) / len(text)
 
 

@@ -193,3 +193,35 @@ def read_hf_unigram(path) -> dict:
     if len(present) < 256:
         refuse("model.vocab", f"byte {min(set(range(256)) - present):#04x} has no piece of its own")
     return {"tokens": tokens, "scores": scores, "special_tokens": specials, "pattern": pattern}
+
+
+def hf_byte_fallback_bpe_json(pieces: list[str | None], merges: list[tuple[int, int, int]],
+                              special_tokens: dict[str, int], control_tokens: dict[str, int],
+                              pattern: str) -> dict:
+    """A sentencepiece-style BPE (chars alphabet, spaces as U+2581 with a dummy one in front of
+    the text, sentencepiece's whitespace rules alone) as tokenizer.json: `pieces` by id, each
+    token's text, "<0xE4>" for a fallback byte (None for special and control tokens). Control
+    tokens are in the vocabulary only, so that `tokenizers` never finds them in text; special
+    tokens are added tokens."""
+    vocab = {piece: i for i, piece in enumerate(pieces) if piece is not None}
+    vocab.update(special_tokens)
+    vocab.update(control_tokens)
+    doc = hf_tokenizer_json({}, [], special_tokens, pattern)
+    # tokenizers has no exact equal of the dummy U+2581: its Metaspace adds one to the text's
+    # first piece (not after a special token, as sentencepiece), but not when the text starts
+    # with a space or U+2581, nor when it starts with a special token, where sentencepiece does.
+    # (A Prepend normalizer would also give the text after each special token one.)
+    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False},
+        {"type": "Split", "pattern": {"Regex": oniguruma_pattern(pattern)}, "behavior": "Isolated",
+         "invert": False},
+    ]}
+    doc["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+        {"type": "ByteFallback"},
+        {"type": "Fuse"},
+        {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+    ]}
+    doc["model"].update(byte_fallback=True, fuse_unk=True, unk_token="<unk>" if "<unk>" in control_tokens else None,
+                        vocab=vocab, merges=[[pieces[left], pieces[right]] for left, right, _ in merges])
+    return doc

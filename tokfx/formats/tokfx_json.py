@@ -7,6 +7,7 @@ this module does not depend on `tokfx.tokenizer`, which saves and loads through 
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -15,12 +16,16 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tokfx.alphabet import Alphabet
+from tokfx.alphabet import CHARACTERS, Alphabet
 from tokfx.formats.gpt2 import write_gpt2_files
-from tokfx.formats.hf_json import hf_tokenizer_json, hf_unigram_tokenizer_json, hf_wordpiece_tokenizer_json
+from tokfx.formats.hf_json import (hf_byte_fallback_bpe_json, hf_tokenizer_json, hf_unigram_tokenizer_json,
+                                   hf_wordpiece_tokenizer_json)
+from tokfx.formats.sentencepiece_model import write_sentencepiece_model
+from tokfx.formats.sentencepiece_tokenizer import sentencepiece_model, sentencepiece_refusal
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
-from tokfx.limits import (MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS,
+from tokfx.limits import (MAX_CHARSMAP_BYTES, MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS,
                           MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS, MAX_WIDTH)
+from tokfx.normalizers import SentencePieceNormalizer
 from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
 from tokfx.segmenters import SEGMENTERS
 from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
@@ -44,6 +49,7 @@ def register_algorithm(name: str, param_names: Iterable[str]) -> None:
 
 def tokenizer_to_dict(tokenizer) -> dict:
     special_ids = {i: name for name, i in tokenizer.special_tokens.items()}
+    control_ids = {i: name for name, i in tokenizer.control_tokens.items()}
     tokens = tokenizer.tokens
     doc = {
         "format": "tokfx",
@@ -55,7 +61,7 @@ def tokenizer_to_dict(tokenizer) -> dict:
                     "regex": tokenizer.pretokenizer.pattern_regex},
         "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
-        "tokens": [None if i in special_ids else list(token) for i, token in enumerate(tokens)],
+        "tokens": [None if i in special_ids or i in control_ids else list(token) for i, token in enumerate(tokens)],
         "merges": [list(m) for m in tokenizer.merge_ids],
     }
     # Written only when not the default, so files of BPE tokenizers keep their bytes and hash.
@@ -65,6 +71,10 @@ def tokenizer_to_dict(tokenizer) -> dict:
         doc["scaffold"] = tokenizer.scaffold.to_dict()
     if tokenizer.scores is not None:
         doc["scores"] = tokenizer.scores
+    if control_ids:
+        doc["control_tokens"] = [{"id": i, "content": name} for i, name in sorted(control_ids.items())]
+    if tokenizer.normalizer is not None and tokenizer.normalizer != tokenizer.pretokenizer.implied_normalizer:
+        doc["normalizer"] = _normalizer_dict(tokenizer.normalizer)
     return doc
 
 
@@ -72,7 +82,7 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
     """The tokenizer of a tokfx.json document, built by `make` (the Tokenizer constructor); any
     fault is one TokenizerFileError naming `source` and the field (tokfx.formats.untrusted)."""
     f = Fields(source)
-    doc = f.object(doc, "", _REQUIRED, ("segmenter", "scaffold", "scores"))
+    doc = f.object(doc, "", _REQUIRED, ("segmenter", "scaffold", "scores", "control_tokens", "normalizer"))
     if doc["format"] != "tokfx":
         f.fail("format", f"expected \"tokfx\", got {shown(doc['format'])}")
     if f.int(doc["format_version"], "format_version") != FORMAT_VERSION:
@@ -85,16 +95,18 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
     pattern = _read_pattern(f, doc["pattern"])
     alphabet = _read_alphabet(f, doc["alphabet"])
     special = _read_special_tokens(f, doc["special_tokens"])
+    control = _read_special_tokens(f, doc["control_tokens"], "control_tokens") if "control_tokens" in doc else {}
+    normalizer = _read_normalizer(f, doc["normalizer"], source) if "normalizer" in doc else None
     doc_tokens = f.int_rows(doc["tokens"], "tokens", MAX_TOKENS, 1, MAX_TOKEN_SYMBOLS, 0,
                             alphabet.size - 1, MAX_TOTAL_SYMBOLS, nullable=True)
     nulls = [i for i, t in enumerate(doc_tokens) if t is None]
-    if nulls != sorted(special.values()):
-        f.fail("tokens", f"null at ids {nulls[:5]}, which must be the special-token ids"
-                         f" {sorted(special.values())[:5]}")
+    if nulls != sorted([*special.values(), *control.values()]):
+        f.fail("tokens", f"null at ids {nulls[:5]}, which must be the special- and control-token ids"
+                         f" {sorted([*special.values(), *control.values()])[:5]}")
     merges = f.int_rows(doc["merges"], "merges", MAX_TOKENS, 3, 3, 0, len(doc_tokens) - 1,
                         3 * MAX_TOKENS)
     segmenter, segmenter_params = _read_segmenter(f, doc.get("segmenter", {"name": "bpe", "params": {}}))
-    names = {i: name for name, i in special.items()}
+    names = {i: name for name, i in [*special.items(), *control.items()]}
     tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc_tokens)]
     scores = f.scores(doc["scores"], "scores", len(doc_tokens), set(nulls)) if "scores" in doc else None
     try:
@@ -105,7 +117,7 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
         f.fail("scaffold", str(exc))
     try:
         return make(tokens, [tuple(m) for m in merges], special, pattern, algorithm, params,
-                    alphabet, segmenter, segmenter_params, scaffold, scores)
+                    alphabet, segmenter, segmenter_params, scaffold, scores, normalizer, control)
     except ValueError as exc:  # the constructor's checks name what they refuse (merges[3], ...)
         f.fail(None, str(exc))
 
@@ -166,22 +178,56 @@ def _read_alphabet(f: Fields, value: object) -> Alphabet:
         f.fail("alphabet", str(exc))
 
 
-def _read_special_tokens(f: Fields, value: object) -> dict[str, int]:
-    """{content: id}: the contents distinct and within tokfx.limits, the ids distinct."""
-    entries = f.list(value, "special_tokens", MAX_SPECIAL_TOKENS)
+def _read_special_tokens(f: Fields, value: object, field: str = "special_tokens") -> dict[str, int]:
+    """{content: id} (special or control tokens): the contents distinct and within
+    tokfx.limits, the ids distinct."""
+    entries = f.list(value, field, MAX_SPECIAL_TOKENS)
     special = {}
     for i, entry in enumerate(entries):
-        entry = f.object(entry, f"special_tokens[{i}]", ("id", "content"))
-        token_id = f.int(entry["id"], f"special_tokens[{i}].id", 0, MAX_TOKENS - 1)
-        content = f.str(entry["content"], f"special_tokens[{i}].content", MAX_SPECIAL_TOKEN_BYTES)
+        entry = f.object(entry, f"{field}[{i}]", ("id", "content"))
+        token_id = f.int(entry["id"], f"{field}[{i}].id", 0, MAX_TOKENS - 1)
+        content = f.str(entry["content"], f"{field}[{i}].content", MAX_SPECIAL_TOKEN_BYTES)
         if content in special or token_id in special.values():
-            f.fail(f"special_tokens[{i}]", "its content or id is another special token's")
+            f.fail(f"{field}[{i}]", "its content or id is another one's")
         special[content] = token_id
     try:
         check_special_tokens(special)
     except (TypeError, ValueError) as exc:
-        f.fail("special_tokens", str(exc))
+        f.fail(field, str(exc))
     return special
+
+
+_NORMALIZER_FLAGS = ("add_dummy_prefix", "remove_extra_whitespaces", "escape_whitespaces",
+                     "treat_whitespace_as_suffix")
+
+
+def _normalizer_dict(normalizer) -> dict:
+    """sentencepiece's normalizer: its rules as the model file holds them (base64), its flags and
+    the user-defined symbols it leaves as they are."""
+    return {"name": "sentencepiece", "charsmap": base64.b64encode(normalizer.charsmap).decode("ascii"),
+            **{flag: getattr(normalizer, flag) for flag in _NORMALIZER_FLAGS},
+            "user_defined_symbols": list(normalizer.user_defined_symbols)}
+
+
+def _read_normalizer(f: Fields, value: object, source: str):
+    doc = f.object(value, "normalizer", ("name", "charsmap", *_NORMALIZER_FLAGS, "user_defined_symbols"))
+    if doc["name"] != "sentencepiece":
+        f.fail("normalizer.name", f"unknown normalizer {shown(doc['name'])}; known: sentencepiece")
+    encoded = f.str(doc["charsmap"], "normalizer.charsmap", 2 * MAX_CHARSMAP_BYTES, nonempty=False)
+    try:
+        charsmap = base64.b64decode(encoded, validate=True)
+    except ValueError:
+        f.fail("normalizer.charsmap", "is not base64")
+    flags = {}
+    for flag in _NORMALIZER_FLAGS:
+        if not isinstance(doc[flag], bool):
+            f.fail(f"normalizer.{flag}", f"expected true or false, got {shown(doc[flag])}")
+        flags[flag] = doc[flag]
+    symbols = f.list(doc["user_defined_symbols"], "normalizer.user_defined_symbols", MAX_SPECIAL_TOKENS)
+    for i, symbol in enumerate(symbols):
+        f.str(symbol, f"normalizer.user_defined_symbols[{i}]", MAX_SPECIAL_TOKEN_BYTES)
+    return SentencePieceNormalizer(charsmap, **flags, user_defined_symbols=symbols,
+                                   source=f"{source}: normalizer.charsmap")
 
 
 def _read_segmenter(f: Fields, value: object) -> tuple[str, dict]:
@@ -269,6 +315,8 @@ def save_tokenizer(tokenizer, directory: str | os.PathLike) -> str | None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / TOKFX_JSON).write_bytes(tokenizer_json_bytes(tokenizer))
+    if tokenizer.alphabet.name in CHARACTERS:
+        return _save_sentencepiece_files(tokenizer, directory)
     refusal = interop_refusal(tokenizer)
     if refusal is not None:
         log.info("%s: wrote %s only; %s", directory, TOKFX_JSON, refusal)
@@ -287,6 +335,30 @@ def save_tokenizer(tokenizer, directory: str | os.PathLike) -> str | None:
                            tokenizer.pretokenizer.pattern_regex)
     (directory / "tokenizer.json").write_text(json.dumps(hf, ensure_ascii=False, indent=1), encoding="utf-8")
     return None
+
+
+def _save_sentencepiece_files(tokenizer, directory: Path) -> str | None:
+    """tokenizer.model where sentencepiece can express the tokenizer, and for BPE a Hugging Face
+    tokenizer.json; return what was not written and why, or what differs, or None."""
+    refusal = sentencepiece_refusal(tokenizer)
+    if refusal:
+        log.info("%s: wrote %s only; %s", directory, TOKFX_JSON, refusal)
+        return f"no sentencepiece or Hugging Face files: {refusal}"
+    model, note = sentencepiece_model(tokenizer)
+    write_sentencepiece_model(directory / "tokenizer.model", model)
+    if tokenizer.segmenter != "bpe":
+        return note
+    normalizer = tokenizer.normalizer
+    if not normalizer.is_identity or normalizer.remove_extra_whitespaces or not normalizer.add_dummy_prefix:
+        return "; ".join(filter(None, [note, "no tokenizer.json: its normalization is sentencepiece's"
+                                             " own rules, which it has no exact equal for"]))
+    control = tokenizer.control_tokens
+    reserved = set(tokenizer.special_tokens.values()) | set(control.values())
+    pieces = [None if i in reserved else model.pieces[i].piece for i in range(tokenizer.vocab_size)]
+    hf = hf_byte_fallback_bpe_json(pieces, tokenizer.merge_ids, tokenizer.special_tokens, control,
+                                   tokenizer.pretokenizer.pattern_regex)
+    (directory / "tokenizer.json").write_text(json.dumps(hf, ensure_ascii=False, indent=1), encoding="utf-8")
+    return note
 
 
 def read_tokfx_json(path: str | os.PathLike) -> tuple[dict, str]:

@@ -178,8 +178,11 @@ class UnigramTrainer(Trainer):
         params = {"vocab_size": target.vocab_size, "seed_size": p.seed_size,
                   "shrinking_factor": p.shrinking_factor, "em_iterations": p.em_iterations,
                   "max_width": p.max_width}
+        # Over characters, the sentencepiece family: Viterbi sums scores in float32 as it does.
+        float_bits = 32 if alphabet.characters else 64
         return Model([alphabet.token(tokens[i]) for i in ids], params, segmenter="likelihood",
-                     segmenter_params={"max_width": p.max_width}, scores=[scores[i] for i in ids])
+                     segmenter_params={"max_width": p.max_width, "float_bits": float_bits},
+                     scores=[scores[i] for i in ids])
 
 
 @dataclass

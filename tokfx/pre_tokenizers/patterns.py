@@ -42,6 +42,12 @@ DIGIT = r"""[0-9]|[^0-9]+"""
 # on its own).
 FIRSTSPACE_DIGIT = r"""[0-9]| ?[^\s0-9]+| (?=[0-9])|\s+(?= \S)|\s+"""
 SPACE_DIGIT = r""" |[0-9]|[^ 0-9]+"""
+# sentencepiece: over text whose spaces its normalizer wrote as U+2581 (with a dummy one in
+# front): each run of U+2581 starts a piece, with the text up to the next run. A boundary falls
+# between two characters exactly when the second is U+2581 and the first is not, so a vocabulary
+# learned on these pieces never spans one, and sentencepiece, which does not pre-tokenize when
+# it encodes, segments the whole text as tokfx segments its pieces.
+SENTENCEPIECE = "\u2581*[^\u2581]+|\u2581+"
 # None: the whole chunk (a document, or the text between two special tokens) is one piece.
 NONE = r"""[\s\S]+"""
 
@@ -56,9 +62,12 @@ PATTERNS = {
     "digit": DIGIT,
     "firstspace-digit": FIRSTSPACE_DIGIT,
     "space-digit": SPACE_DIGIT,
+    "sentencepiece": SENTENCEPIECE,
     "none": NONE,
 }
 
 # Variants that keep a newline in the same piece as its neighbours: a newline between two
 # non-space characters is not a place to cut text (tokfx.pre_tokenizers.boundaries) for them.
-NO_NEWLINE_SPLIT = frozenset({"space", "digit", "space-digit", "none"})
+NO_NEWLINE_SPLIT = frozenset({"space", "digit", "space-digit", "sentencepiece", "none"})
+# Patterns whose text is normalized first: the normalizer each implies (tokfx.normalizers).
+NORMALIZED = {"sentencepiece": "sentencepiece"}

@@ -1,4 +1,5 @@
-"""Pre-tokenization: split text on special tokens, then split each chunk with a named pattern.
+"""Pre-tokenization: normalize text (only where the pattern or the tokenizer has a normalizer,
+tokfx.normalizers), split it on special tokens, then split each chunk with a named pattern.
 
 Special tokens never reach training: counting drops them, `Tokenizer.encode` emits their ids.
 Built-in patterns run in the native splitter (`tokfx._pretokenize`, exactly equal to the `regex`
@@ -17,7 +18,8 @@ from tokfx._pretokenize import count_pieces as native_count
 from tokfx._pretokenize import piece_ends as native_piece_ends
 from tokfx._pretokenize import split as native_split
 from tokfx.pre_tokenizers.boundaries import is_safe_newline
-from tokfx.pre_tokenizers.patterns import NO_NEWLINE_SPLIT, PATTERNS
+from tokfx.normalizers import named_normalizer
+from tokfx.pre_tokenizers.patterns import NO_NEWLINE_SPLIT, NORMALIZED, PATTERNS
 from tokfx.pre_tokenizers.user_pattern import checked_user_pattern
 from tokfx.special_tokens import SpecialTokens
 
@@ -43,13 +45,28 @@ def resolve_pattern(pattern: str) -> tuple[str | None, str]:
 
 
 class PreTokenizer:
-    """Special-token split, then pattern split, over one text at a time."""
+    """Normalization, special-token split, then pattern split, over one text at a time.
 
-    def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] = ()):
+    `normalizer`: an object with `normalize(text) -> text` (tokfx.normalizers); default: the
+    one the pattern implies (`NORMALIZED`), else none. Special tokens are found in the
+    normalized text, as sentencepiece finds its user-defined symbols.
+    """
+
+    def __init__(self, pattern: str = "gpt2", special_tokens: Sequence[str] = (), normalizer=None):
         self.pattern_name, self.pattern_regex = resolve_pattern(pattern)
         self.specials = SpecialTokens(special_tokens)
         self._native = self.pattern_name in FAST_PATTERNS
         self._user = None if self._native else checked_user_pattern(self.pattern_regex)
+        name = NORMALIZED.get(self.pattern_name)
+        self.implied_normalizer = None if name is None else named_normalizer(name)
+        self.normalizer = self.implied_normalizer if normalizer is None else normalizer
+
+    def normalized(self, text: str) -> str:
+        return text if self.normalizer is None else self.normalizer.normalize(text)
+
+    def chunks(self, text: str):
+        """(chunk, is special token) over the normalized text."""
+        return self.specials.split(self.normalized(text))
 
     def piece_ends(self, data: bytes) -> array:
         """Exclusive end offsets (in bytes) of the pieces of one UTF-8 chunk without specials."""
@@ -89,7 +106,7 @@ class PreTokenizer:
     def pieces(self, text: str) -> list[bytes]:
         """The pre-tokens of `text` as UTF-8 bytes, special tokens left out."""
         out: list[bytes] = []
-        for chunk, special in self.specials.split(text):
+        for chunk, special in self.chunks(text):
             if special:
                 continue
             if self._native:
@@ -100,7 +117,7 @@ class PreTokenizer:
 
     def count_into(self, text: str, counts: dict[bytes, int]) -> None:
         """Add the pre-token counts of `text` (special tokens left out) into `counts`."""
-        for chunk, special in self.specials.split(text):
+        for chunk, special in self.chunks(text):
             if special:
                 continue
             if self._native:

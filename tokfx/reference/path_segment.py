@@ -57,11 +57,13 @@ def forward(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pa
 
 
 def segment(symbols: Sequence[int], tokens, max_width: int = 16, mode: str = "pathpiece-l",
-            seed: int = 0, scores: Sequence[float] | None = None) -> list[tuple[int, int, int]]:
+            seed: int = 0, scores: Sequence[float] | None = None,
+            float_bits: int = 64) -> list[tuple[int, int, int]]:
     """(start, end exclusive, token id) of each token, in order. `scores`: each token's log
-    probability, for mode "likelihood" (tokfx.reference.unigram.viterbi)."""
+    probability, for mode "likelihood" (tokfx.reference.unigram.viterbi, in float32 sums with
+    float_bits 32)."""
     if mode == "likelihood":
-        found = viterbi(symbols, tokens, scores, max_width)
+        found = viterbi(symbols, tokens, scores, max_width, float32=float_bits == 32)
         if found is None:
             raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
         return found[1]

@@ -4,6 +4,7 @@ to the last bit."""
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Sequence
 
 NEG_INF = -math.inf
@@ -25,10 +26,15 @@ def log_sum_exp(x: float, y: float) -> float:
     return hi + math.log(math.exp(lo - hi) + 1.0)
 
 
+def _f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
 def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: int = 16,
-            skip_whole: bool = False) -> tuple[float, list[tuple[int, int, int]]] | None:
+            skip_whole: bool = False, float32: bool = False) -> tuple[float, list[tuple[int, int, int]]] | None:
     """(score, [(start, end exclusive, token id)]) of the most likely segmentation, the longest
-    last token winning ties at each end position; None when there is none."""
+    last token winning ties at each end position; None when there is none. float32: path
+    scores summed in float32, as sentencepiece sums them."""
     ids = token_ids(tokens)
     n = len(symbols)
     best: list[tuple[float, int, int] | None] = []
@@ -46,7 +52,7 @@ def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: 
                 continue
             else:
                 before = 0.0
-            score = before + scores[t]
+            score = _f32(_f32(before) + _f32(scores[t])) if float32 else before + scores[t]
             if chosen is None or score >= chosen[0]:
                 chosen = (score, w, t)
         best.append(chosen)

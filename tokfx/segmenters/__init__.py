@@ -11,7 +11,9 @@ its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
   encoding is deterministic however the text is cut).
 - `likelihood` (`shortest_path.py`): the most likely segmentation under the tokens' log
   probabilities (Viterbi; a Unigram vocabulary's `scores`), the longest last token winning ties.
-  Param: `max_width`.
+  Params: `max_width`, and `float_bits`: 64 (path scores summed in float64, as Hugging Face
+  tokenizers does) or 32 (in float32, as sentencepiece does; a permutation of the same tokens
+  then scores differently and the rounding chooses).
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ SEGMENTERS: dict[str, Segmenter] = {
     "pathpiece-l": Segmenter({"max_width": 16}, path_encoder("pathpiece-l")),
     "pathpiece-r": Segmenter({"max_width": 16, "seed": 0}, path_encoder("pathpiece-r")),
     "greedy": Segmenter({"max_width": 16}, path_encoder("greedy")),
-    "likelihood": Segmenter({"max_width": 16}, path_encoder("likelihood"), needs_scores=True),
+    "likelihood": Segmenter({"max_width": 16, "float_bits": 64}, path_encoder("likelihood"), needs_scores=True),
 }
 
 
@@ -58,6 +60,8 @@ def full_segmenter_params(name: str, params: Mapping | None) -> dict:
     for key, value in full.items():
         if not isinstance(value, int) or isinstance(value, bool):
             raise ValueError(f"segmenter {name!r}: {key} must be an integer, got {value!r}")
+    if full.get("float_bits", 64) not in (32, 64):
+        raise ValueError(f"segmenter {name!r}: float_bits must be 32 or 64, got {full['float_bits']}")
     if not 1 <= full.get("max_width", 1) <= MAX_WIDTH:  # a C int in the segmenter; no token is wider
         raise ValueError(f"segmenter {name!r}: max_width must be in 1..{MAX_WIDTH}, got {full['max_width']}")
     return full

@@ -34,10 +34,12 @@ def every_split_merges(tokens: Sequence, merged_in_order: Sequence[int]) -> list
     concatenation is a token merge, the one that token was learned earliest (scored highest)
     first. So every split of a learned token into two tokens is a merge, ranked by the merged
     token's place in `merged_in_order`, its splits leftmost first. (Byte-level BPE merges only
-    the pair it learned, which differs when a token's other split forms first.)"""
+    the pair it learned, which differs when a token's other split forms first.) A None token
+    (special, control) is never a part."""
     ids: dict = {}
     for token_id, token in enumerate(tokens):
-        ids.setdefault(token, token_id)
+        if token is not None:
+            ids.setdefault(token, token_id)
     merges = []
     for merged in merged_in_order:
         token = tokens[merged]

@@ -14,12 +14,13 @@ def path_encoder(mode: str):
     """The factory of the `mode` segmenter's encoder (a registry entry's `build`)."""
 
     def build(tokens: Sequence, special_ids: set[int], alphabet: Alphabet, max_width: int,
-              seed: int = 0, scores: Sequence[float | None] | None = None, **_) -> PathSegmenter:
+              seed: int = 0, scores: Sequence[float | None] | None = None, float_bits: int = 64,
+              **_) -> PathSegmenter:
         segmentable = [None if i in special_ids else list(t) for i, t in enumerate(tokens)]
         if mode == "likelihood" and scores is None:
             raise ValueError("segmenter 'likelihood' needs a log probability per token (a unigram"
                              " vocabulary), and this vocabulary has none")
         return PathSegmenter(segmentable, mode, max_width, seed, **alphabet.symbol_map, num_symbols=alphabet.size,
-                             scores=scores if mode == "likelihood" else None)
+                             scores=scores if mode == "likelihood" else None, float_bits=float_bits)
 
     return build

@@ -1,0 +1,85 @@
+"""Tokenizers over the chars and chars-cjk alphabets (docs/alphabets.md): training, round trips,
+files, and the every-split BPE encoding that sentencepiece has."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokfx
+from tokfx.alphabet import Alphabet
+from tokfx.segmenters.bpe import every_split_merges
+
+TEXTS = ["the cat sat on the mat", "众人唤众人 the mat", "認識 the cat 😀", "naïve café", "the the the"] * 20
+
+TEXT = st.text(alphabet=st.one_of(
+    st.characters(codec="utf-8"),
+    st.sampled_from("the cat 众人認識😀é\n\t  ▁<|endoftext|>"),
+), max_size=40)
+
+
+@pytest.fixture(scope="module", params=["chars", "chars-cjk"])
+def tokenizer(request):
+    return tokfx.train(TEXTS, vocab_size=280 if request.param == "chars" else 540, alphabet=request.param,
+                       pattern="sentencepiece", character_coverage=0.9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_round_trip(tokenizer, text):
+    assert tokenizer.decode(tokenizer.encode(text)) == text
+    assert tokenizer.decode(tokenizer.encode_ordinary(text)) == text
+
+
+def test_characters_are_chosen_by_coverage(tokenizer):
+    characters = tokenizer.alphabet.characters
+    assert "t" in characters and "▁" in characters
+    assert "😀" not in characters  # rare: spelled as its 4 bytes
+    ids = tokenizer.encode("😀")
+    assert [tokenizer.id_to_token(i) for i in ids][-4:] == [(b,) for b in "😀".encode()]
+
+
+def test_no_learned_token_holds_a_fallback_symbol(tokenizer):
+    base, special = tokenizer.alphabet.char_base, set(tokenizer.special_tokens.values())
+    learned = [t for i, t in enumerate(tokenizer.tokens) if i >= tokenizer.alphabet.size and i not in special]
+    assert learned and all(min(t) >= base for t in learned)
+
+
+def test_saved_and_loaded_encodes_the_same(tokenizer, tmp_path):
+    tokenizer.save(tmp_path)
+    loaded = tokfx.Tokenizer.load(tmp_path)
+    assert loaded.alphabet == tokenizer.alphabet
+    for text in TEXTS[:5] + ["  two  spaces ", ""]:
+        assert loaded.encode(text) == tokenizer.encode(text)
+
+
+def test_sentencepiece_normalization_around_special_tokens(tokenizer):
+    # The dummy space goes in front of the text, not of the text after a special token.
+    ids = tokenizer.encode("the<|endoftext|>the")
+    eot = tokenizer.special_tokens["<|endoftext|>"]
+    first, second = ids[:ids.index(eot)], ids[ids.index(eot) + 1:]
+    assert tokenizer.decode(first) == "the" and first != second
+    with pytest.raises(ValueError, match="normalizer"):
+        list(tokenizer.encode_iterable(["the cat"]))
+
+
+def test_a_bpe_over_characters_merges_every_split():
+    # bc is learned before ab, then abc from (ab, c). Byte-level BPE leaves "abc" as a, bc (no
+    # merge (a, bc)); sentencepiece merges any two pieces that make a piece.
+    alphabet = Alphabet("chars", characters="abc")
+    a, b, c = (256 + k for k in range(3))
+    tokens = [alphabet.token([s]) for s in range(alphabet.size)] + [(b, c), (a, b), (a, b, c)]
+    bc, ab, abc = 259, 260, 261
+    learned = [(b, c, bc), (a, b, ab), (ab, c, abc)]
+    byte_level = tokfx.Tokenizer(tokens, learned, pattern="none", alphabet=alphabet)
+    assert byte_level.encode("abc") == [a, bc]
+    merges = every_split_merges(tokens, [bc, ab, abc])
+    assert merges == [(b, c, bc), (a, b, ab), (a, bc, abc), (ab, c, abc)]
+    assert tokfx.Tokenizer(tokens, merges, pattern="none", alphabet=alphabet).encode("abc") == [abc]
+
+
+def test_character_coverage_is_checked():
+    with pytest.raises(ValueError, match="character_coverage given for the 'bytes' alphabet"):
+        tokfx.train(TEXTS, vocab_size=300, character_coverage=0.9)
+    with pytest.raises(ValueError, match=r"in \(0, 1\]"):
+        tokfx.train(TEXTS, vocab_size=300, alphabet="chars", character_coverage=1.5)
+    with pytest.raises(ValueError, match="smaller than the alphabet .*characters"):
+        tokfx.train(TEXTS, vocab_size=260, alphabet="chars", character_coverage=1.0)

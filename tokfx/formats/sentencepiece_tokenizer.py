@@ -1,0 +1,157 @@
+"""sentencepiece models as tokfx tokenizers, and back (docs/alphabets.md, "sentencepiece models").
+
+A BPE or Unigram model with byte fallback is a tokenizer over the `chars` alphabet of its
+one-character pieces, with the model's ids:
+
+- normal pieces are tokens (their characters' symbols), byte pieces `<0xE4>` the fallback bytes;
+- user-defined pieces are special tokens (found in the normalized text, as sentencepiece finds
+  them); control pieces (`<s>`, `</s>`), the unknown piece and unused pieces are control tokens,
+  which encoding never produces and decoding writes as nothing;
+- BPE segments with every split of a piece as a merge, pieces by score, highest first (the
+  `bpe` segmenter over `every_split_merges`); Unigram with `likelihood` over the scores;
+- the normalizer is the model's (tokfx.normalizers.sentencepiece); for BPE the pattern
+  `sentencepiece` when no piece holds U+2581 after another character (then no piece spans the
+  place where it cuts, and merges by rank are the same cut or not), else `none`, the whole text
+  as one piece, as sentencepiece segments it. Unigram always gets `none`: sentencepiece's
+  Viterbi sums float32 scores over the whole text, and where float64 sums of two segmentations
+  tie (a permutation of the same pieces, as in "~~~~~") the rounding of that running sum
+  chooses, which a Viterbi restarted at every piece would not reproduce.
+"""
+from __future__ import annotations
+
+import re
+
+from tokfx.alphabet import Alphabet
+from tokfx.formats.sentencepiece_model import NormalizerSpec, Piece, SentencePieceModel
+from tokfx.formats.untrusted import TokenizerFileError
+from tokfx.normalizers.sentencepiece import SentencePieceNormalizer
+from tokfx.segmenters.bpe import every_split_merges
+
+_SPACE = "\u2581"
+_PREFIX_SPACES_ONLY = re.compile(f"{_SPACE}*[^{_SPACE}]*")
+# What a reserved piece becomes: a control token (never produced by encoding).
+_CONTROL_KINDS = ("control", "unknown", "unused")
+UNKNOWN_PIECE = "<unk>"
+
+
+def tokenizer_args(model: SentencePieceModel, source: str) -> dict:
+    """The Tokenizer constructor's keywords for `model`; a TokenizerFileError for a model that
+    tokfx cannot segment as sentencepiece does."""
+    if model.model_type not in ("bpe", "unigram"):
+        raise TokenizerFileError(source, "trainer_spec.model_type",
+                                 f"a {model.model_type} model: tokfx imports bpe and unigram models")
+    if not model.byte_fallback:
+        raise TokenizerFileError(source, "trainer_spec.byte_fallback", "is false: tokfx's chars alphabet"
+                                 " spells characters outside the vocabulary as bytes, and this model"
+                                 " maps them to its unknown piece")
+    single = "".join(p.piece for p in model.pieces if p.type == "normal" and len(p.piece) == 1)
+    alphabet = Alphabet("chars", characters=single)
+    tokens, special, control, scores = [], {}, {}, []
+    normal_scores = [p.score for p in model.pieces if p.type == "normal"] or [0.0]
+    for i, (text, score, kind) in enumerate(model.pieces):
+        field = f"pieces[{i}]"
+        if kind == "byte":
+            tokens.append((int(text[3:5], 16),))
+            scores.append(min(normal_scores) - 10)  # any: a byte only ever spells an uncovered character
+            continue
+        if kind == "normal":
+            outside = next((c for c in text if c not in alphabet.characters), None)
+            if outside is not None:
+                raise TokenizerFileError(source, field, f"{text!r} holds {outside!r}, which is not a piece"
+                                         " of its own (tokfx segments over the one-character pieces)")
+            scores.append(score)
+        else:
+            named = special if kind == "user_defined" else control
+            if text in special or text in control:
+                raise TokenizerFileError(source, field, f"{text!r} is also another reserved piece")
+            named[text] = i
+            scores.append(None)
+        tokens.append(alphabet.token_of_text(text))
+    pattern = "sentencepiece"
+    if model.model_type == "unigram" or model.treat_whitespace_as_suffix or not all(
+            _PREFIX_SPACES_ONLY.fullmatch(p.piece) for p in model.pieces if p.type == "normal"):
+        pattern = "none"
+    args = {"tokens": tokens, "special_tokens": special, "control_tokens": control, "pattern": pattern,
+            "algorithm": model.model_type, "params": {"vocab_size": len(tokens)}, "alphabet": alphabet,
+            "normalizer": SentencePieceNormalizer.from_model(model)}
+    if model.model_type == "bpe":
+        learned = [i for i, p in enumerate(model.pieces) if p.type == "normal" and len(p.piece) > 1]
+        learned.sort(key=lambda i: (-model.pieces[i].score, i))
+        ordinary = [t if p.type in ("normal", "byte") else None for t, p in zip(tokens, model.pieces)]
+        args.update(merges=every_split_merges(ordinary, learned), segmenter="bpe")
+    else:
+        width = max([1] + [len(p.piece) for p in model.pieces if p.type == "normal"])
+        args.update(merges=[], segmenter="likelihood", scores=scores,
+                    segmenter_params={"max_width": width, "float_bits": 32})
+    return args
+
+
+def sentencepiece_model(tokenizer) -> tuple[SentencePieceModel, str | None]:
+    """The sentencepiece model that encodes as `tokenizer` does, and a note on what differs (an
+    unknown piece added at the end, which sentencepiece needs); a ValueError saying why when the
+    format cannot express it."""
+    refusal = sentencepiece_refusal(tokenizer)
+    if refusal:
+        raise ValueError(refusal)
+    alphabet, tokens = tokenizer.alphabet, tokenizer.tokens
+    special = {i: name for name, i in tokenizer.special_tokens.items()}
+    control = {i: name for name, i in tokenizer.control_tokens.items()}
+    bpe = tokenizer.segmenter == "bpe"
+    rank = {merged: r for r, merged in enumerate(dict.fromkeys(m for _, _, m in tokenizer.merge_ids))}
+    pieces = []
+    for i, token in enumerate(tokens):
+        if i in special:
+            pieces.append(Piece(special[i], 0.0, "user_defined"))
+        elif i in control:
+            pieces.append(Piece(control[i], 0.0, "unknown" if control[i] == UNKNOWN_PIECE else "control"))
+        elif token[0] < alphabet.char_base:
+            pieces.append(Piece(f"<0x{token[0]:02X}>", 0.0, "byte"))
+        else:
+            text = alphabet.decode(token)
+            # BPE: minus the merge rank; characters after every merged piece, as sentencepiece
+            # orders them (their scores steer nothing).
+            score = -float(rank.get(i, len(rank) + i)) if bpe else tokenizer.scores[i]
+            pieces.append(Piece(text, score, "normal"))
+    note = None
+    if not any(p.type == "unknown" for p in pieces):
+        pieces.append(Piece(UNKNOWN_PIECE, 0.0, "unknown"))
+        note = (f"sentencepiece needs an unknown piece: {UNKNOWN_PIECE} added as id {len(pieces) - 1},"
+                " which encoding never produces")
+    normalizer = tokenizer.normalizer
+    spec = NormalizerSpec(normalizer.name, normalizer.charsmap, normalizer.add_dummy_prefix,
+                          normalizer.remove_extra_whitespaces, normalizer.escape_whitespaces)
+    model = SentencePieceModel(tuple(pieces), "bpe" if bpe else "unigram", True,
+                               treat_whitespace_as_suffix=normalizer.treat_whitespace_as_suffix,
+                               normalizer=spec)
+    return model, note
+
+
+def sentencepiece_refusal(tokenizer) -> str | None:
+    """Why a sentencepiece model cannot encode as `tokenizer` does, or None when it can."""
+    if tokenizer.alphabet.name != "chars":
+        return f"a sentencepiece model has no {tokenizer.alphabet.name} alphabet (its alphabet is chars)"
+    if not isinstance(tokenizer.normalizer, SentencePieceNormalizer):
+        return "a sentencepiece model spells spaces U+2581: train with --pattern sentencepiece"
+    if tokenizer.pretokenizer.pattern_name not in ("sentencepiece", "none"):
+        return (f"sentencepiece does not pre-tokenize; the pattern {tokenizer.pattern!r} cuts where"
+                " it does not (use --pattern sentencepiece)")
+    if tokenizer.scaffold is not None:
+        return "a sentencepiece model has no scaffold tokens"
+    char_base = tokenizer.alphabet.char_base
+    reserved = set(tokenizer.special_tokens.values()) | set(tokenizer.control_tokens.values())
+    ordinary = [None if i in reserved else t for i, t in enumerate(tokenizer.tokens)]
+    if any(t is not None and len(t) > 1 and min(t) < char_base for t in ordinary):
+        return "a token holds a fallback byte, which a sentencepiece piece cannot"
+    if tokenizer.segmenter == "bpe":
+        learned = list(dict.fromkeys(m for _, _, m in tokenizer.merge_ids))
+        if tokenizer.merge_ids != every_split_merges(ordinary, learned):
+            return ("sentencepiece merges every split of a piece; this tokenizer's merges are only the"
+                    " learned pairs (byte-level BPE)")
+        return None
+    if tokenizer.segmenter == "likelihood" and tokenizer.scores is not None:
+        if tokenizer.segmenter_params["float_bits"] != 32:
+            return "sentencepiece sums Unigram scores in float32: segment with float_bits 32"
+        if max(len(t) for t in ordinary if t is not None) > tokenizer.segmenter_params["max_width"]:
+            return "a sentencepiece Unigram model has no max_width, and tokens are wider than this one"
+        return None
+    return f"sentencepiece segments by BPE merges or Unigram scores, not {tokenizer.segmenter}"
