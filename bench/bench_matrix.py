@@ -17,13 +17,15 @@ our CTC rank, and beside it what the paper says of the variants' CTC.
   rerun with the same command does not retrain (delete the directory to retrain). A training that
   runs past --timeout is stopped and recorded as such, and left out of the eval.
 - Eval: one `tokfx eval` over every trained row's directory on the held-out file, into
-  WORKDIR/CORPUS-VOCAB/eval (metrics.json, metrics.md, figures with matplotlib).
+  WORKDIR/CORPUS-VOCAB/eval (metrics.json, metrics.md, figures with matplotlib); and, unless
+  --no-in-sample, a second one on the training text itself (eval-training-text, no figures) for
+  an in-sample CTC column: what each construction optimised, beside what carries to new text.
 - The paper's column: the repository has no per-variant CTC figures from the paper, only issue
   14's summary of it: PathPiece lowest, Space pre-tokenization and SaGe from a Unigram initial
   vocabulary highest. The column says which of those groups a row falls in, nothing more.
 
     nice -n 15 .venv/bin/python bench/bench_matrix.py [--corpus en_10M] [--vocab-size 32768]
-        [--rows 1,3,5-7] [--workdir /tmp/tokfx-matrix] [--jobs 1] [--timeout 1500]
+        [--rows 1,3,5-7] [--workdir /tmp/tokfx-matrix] [--jobs 1] [--timeout 1500] [--no-in-sample]
 """
 import argparse
 import json
@@ -128,6 +130,21 @@ def train_row(row: dict, corpus: Path, base: Path, vocab_size: int, timeout: flo
     return record
 
 
+def run_eval(rows: list[dict], base: Path, corpus: Path, out: Path, plots: bool) -> tuple[dict, dict]:
+    """One `tokfx eval` over the rows' directories on `corpus`: ({rank: CTC}, {rank: metrics})."""
+    subprocess.run([str(TOKFX), "eval", *(str(base / f"row{r['rank']:02d}") for r in rows), "--corpus", str(corpus),
+                    "-o", str(out), "-q", *([] if plots else ["--no-plots"])],
+                   cwd=base, check=True, stdout=subprocess.DEVNULL)
+    report = json.loads((out / "metrics.json").read_text())["tokenizers"]
+    metrics = {r["rank"]: report[f"row{r['rank']:02d}"]["metrics"] for r in rows}
+    return {rank: m["ctc"] for rank, m in metrics.items()}, metrics
+
+
+def ctc_ranks(ctc: dict) -> dict:
+    """{rank: our CTC rank}, 1 = fewest tokens (ties by README row)."""
+    return {rank: i for i, rank in enumerate(sorted(ctc, key=lambda k: (ctc[k], k)), start=1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="en_10M", choices=("en_10M", "en_5M"))
@@ -135,6 +152,8 @@ def main() -> None:
     parser.add_argument("--rows", default="1-18", help="README rows (the paper's ranks), e.g. 1,3,5-7")
     parser.add_argument("--workdir", default="/tmp/tokfx-matrix")
     parser.add_argument("--jobs", type=int, default=1, help="trainings run at once")
+    parser.add_argument("--in-sample", action=argparse.BooleanOptionalAction, default=True,
+                        help="also count the tokens of the training text (a second tokfx eval, no figures)")
     parser.add_argument("--timeout", type=float, default=0, help="stop a training after this many seconds (0: never)")
     args = parser.parse_args()
 
@@ -158,29 +177,29 @@ def main() -> None:
     trained = [r for r, rec in zip(chosen, records) if rec["status"] == "ok"]
     if not trained:
         raise SystemExit("no row trained")
-    eval_dir = base / "eval"
     eval_start = time.perf_counter()
-    subprocess.run([str(TOKFX), "eval", *(str(base / f"row{r['rank']:02d}") for r in trained),
-                    "--corpus", str(held_file), "-o", str(eval_dir), "-q"],
-                   cwd=base, check=True, stdout=subprocess.DEVNULL)
+    held_ctc, metrics = run_eval(trained, base, held_file, base / "eval", plots=True)
     eval_seconds = time.perf_counter() - eval_start
-    metrics = {name: t["metrics"] for name, t in json.loads((eval_dir / "metrics.json").read_text())["tokenizers"].items()}
-    ctc = {r["rank"]: metrics[f"row{r['rank']:02d}"]["ctc"] for r in trained}
-    ours = {rank: i for i, rank in enumerate(sorted(ctc, key=lambda k: (ctc[k], k)), start=1)}
+    train_ctc, _ = run_eval(trained, base, train_file, base / "eval-training-text", plots=False) if args.in_sample else ({}, {})
+    ours, ours_in = ctc_ranks(held_ctc), ctc_ranks(train_ctc)
 
     print(f"\n| row | variant | CTC | bytes/token | Rényi eff. (α=2.5) | training (wall) | our CTC rank"
-          f" (1 fewest, of {len(ctc)}) | the paper's CTC (issue 14) |")
-    print("|---:|---|---:|---:|---:|---:|---:|---|")
+          f" (1 fewest, of {len(held_ctc)}) |" + (" in-sample CTC (rank) |" if args.in_sample else "")
+          + " the paper's CTC (issue 14) |")
+    print("|---:|---|---:|---:|---:|---:|---:|" + ("---:|" if args.in_sample else "") + "---|")
     for row, record in zip(chosen, records):
-        m = metrics.get(f"row{row['rank']:02d}") if record["status"] == "ok" else None
+        rank = row["rank"]
+        m = metrics.get(rank) if record["status"] == "ok" else None
         time_cell = f"{record['seconds']:.1f} s" if record["status"] == "ok" else record["status"]
         cells = ([f"{m['ctc']:,}", f"{m['bytes_per_token']:.3f}", f"{m['renyi_efficiency']:.4f}", time_cell,
-                  str(ours[row["rank"]])] if m else ["—", "—", "—", time_cell, "—"])
-        print(f"| {row['rank']} | {label(row)} | " + " | ".join(cells) + f" | {paper_ctc(row)} |")
+                  str(ours[rank])] if m else ["—", "—", "—", time_cell, "—"])
+        if args.in_sample:
+            cells.append(f"{train_ctc[rank]:,} ({ours_in[rank]})" if m else "—")
+        print(f"| {rank} | {label(row)} | " + " | ".join(cells) + f" | {paper_ctc(row)} |")
     total = sum(rec["seconds"] for rec in records)
     print(f"\ntraining {total:.1f} s in all (cached rows count their first run); eval of {len(trained)}"
-          f" tokenizers {eval_seconds:.1f} s; this run {time.perf_counter() - start:.1f} s; report {eval_dir}")
-
+          f" tokenizers on the held-out text {eval_seconds:.1f} s; this run {time.perf_counter() - start:.1f} s;"
+          f" report {base / 'eval'}")
 
 if __name__ == "__main__":
     main()
