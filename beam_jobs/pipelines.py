@@ -24,7 +24,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions, WorkerOptions
 
-from tokfx.alphabet import Alphabet
+from tokfx.alphabet import CHARACTERS, DEFAULT_CHARACTER_COVERAGE, Alphabet
 from tokfx.cli.flags import BASIC_KEYWORDS, refuse_underscore_spellings, special_tokens, training_keywords
 from tokfx.data import sample_corpus
 from tokfx.formats.counts import write_counts
@@ -158,6 +158,8 @@ def build_run(p, opts: TokfxOptions) -> dict:
     alphabet = Alphabet.named(keywords["alphabet"], keywords["cjk_groups"])
     config = config_of(opts, inputs, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, alphabet=alphabet.to_dict(),
+                       **({"character_coverage": keywords["character_coverage"] or DEFAULT_CHARACTER_COVERAGE}
+                          if alphabet.name in CHARACTERS else {}),
                        min_pretoken_count=opts.min_pretoken_count,
                        max_pretokens=opts.max_pretokens, eval_fraction=opts.eval_fraction,
                        **({"training": params} if params else {}))

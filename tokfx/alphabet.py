@@ -109,7 +109,7 @@ class Alphabet:
         doc = {"name": self.name}
         if self.groups:
             doc["groups"] = list(self.groups)
-        if self.name in CHARACTERS:
+        if self.characters:
             doc["characters"] = self.characters
         return doc
 

@@ -364,8 +364,9 @@ class Tokenizer:
 
     # --- files ----------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> str | None:
-        """Write tokfx.json, and the GPT-2 and Hugging Face files where they can express it;
-        return why they were not written, or None."""
+        """Write tokfx.json, and the GPT-2, Hugging Face and sentencepiece files where they can
+        express it; return a note on the files not written and why (or on what they differ in),
+        or None."""
         return save_tokenizer(self, directory)
 
     @classmethod

@@ -211,6 +211,23 @@ def test_run_with_the_cjk_alphabet(corpus, tmp_path):
     assert json.loads((out / "manifest.json").read_text())["alphabet"] == alphabet
 
 
+def test_run_with_the_chars_cjk_alphabet(corpus, tmp_path):
+    out = tmp_path / "chars"
+    run_pipeline(corpus[0], out, "--alphabet", "chars-cjk", "--pattern", "sentencepiece",
+                 "--character-coverage", "0.99", "--vocab-size", "2000")
+    expected = tokfx.train(list(corpus[1].values()), vocab_size=2000, special_tokens=[EOT], pattern="sentencepiece",
+                           alphabet="chars-cjk", character_coverage=0.99)
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    rows = read_shards(out)
+    assert sorted(r["id"] for r in rows) == sorted(corpus[1])
+    for row in rows:
+        assert row["input_ids"] == expected.encode(corpus[1][row["id"]])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["alphabet"] == expected.alphabet.to_dict()
+    assert manifest["config"]["alphabet"] == {"name": "chars-cjk", "groups": [0x39, 0x3A, 0x3B]}
+    assert manifest["config"]["character_coverage"] == 0.99
+
+
 def test_bad_cjk_groups_are_one_line_errors(corpus, tmp_path, capsys):
     from tokfx.cli.main import main
     argv = ["run", "--input", str(corpus[0] / "*.jsonl.zst"), "--output", str(tmp_path / "x"), "-q",

@@ -141,3 +141,36 @@ def test_what_sentencepiece_cannot_express_is_not_written(tmp_path):
     tokenizer = tokfx.train(["the cat sat"] * 5, vocab_size=266, alphabet="chars", pattern="gpt2")
     note = tokenizer.save(tmp_path)
     assert not (tmp_path / "tokenizer.model").exists() and "sentencepiece" in note
+
+
+def _model_file(tmp_path, pieces, **fields):
+    from tokfx.formats.sentencepiece_model import Piece, SentencePieceModel, write_sentencepiece_model
+
+    fallback = fields.get("byte_fallback", True)
+    pieces = [Piece("<unk>", 0.0, "unknown"), *(Piece(f"<0x{b:02X}>", 0.0, "byte") for b in range(256 * fallback)),
+              *(Piece(text, -float(k), "normal") for k, text in enumerate(pieces))]
+    path = tmp_path / "m.model"
+    write_sentencepiece_model(path, SentencePieceModel(tuple(pieces), **{"model_type": "bpe", "byte_fallback": True,
+                                                                            **fields}))
+    return path
+
+
+@pytest.mark.parametrize("pieces, fields, message", [
+    (["a", "b", "ab"], {"byte_fallback": False}, "trainer_spec.byte_fallback: is false"),
+    (["a", "b", "ab"], {"model_type": "word"}, "trainer_spec.model_type: a word model"),
+    (["a", "ab"], {}, "pieces[258]: 'ab' holds 'b', which is not a piece of its own"),
+])
+def test_models_tokfx_cannot_segment_are_one_line_errors(tmp_path, pieces, fields, message):
+    path = _model_file(tmp_path, pieces, **fields)
+    with pytest.raises(tokfx.TokenizerFileError) as info:
+        tokfx.Tokenizer.from_sentencepiece(path)
+    assert str(info.value) == f"{path}: {message}" or str(info.value).startswith(f"{path}: {message}")
+
+
+def test_a_small_bpe_model_loads_without_the_corpora(tmp_path):
+    processor_file = _model_file(tmp_path, ["▁", "a", "b", "▁a", "ab", "▁ab"])
+    tokenizer = tokfx.Tokenizer.from_sentencepiece(processor_file)
+    processor = spm.SentencePieceProcessor(model_file=str(processor_file))
+    for text in ("ab ab", "a b", "abc ☃", " ", ""):
+        assert tokenizer.encode(text) == processor.encode(text)
+        assert tokenizer.decode(tokenizer.encode(text)) == processor.decode(processor.encode(text))

@@ -41,7 +41,9 @@ def test_counts_over_many_texts_add_up():
 def test_named_patterns_split_like_regex(name):
     text = "I'LL go: 12345 apples, ٣٤ pears\r\n\n  Привет мир 你好，世界 🙂🙂  end  "
     pre = PreTokenizer(name)
-    assert pre.pieces(text) == [p.encode() for p in regex.findall(PATTERNS[name], text)]
+    # sentencepiece's pattern splits the text its normalizer wrote (spaces as U+2581).
+    normalized = "\u2581" + text.replace(" ", "\u2581") if name == "sentencepiece" else text
+    assert pre.pieces(text) == [p.encode() for p in regex.findall(PATTERNS[name], normalized)]
 
 
 def test_user_regex_pattern():

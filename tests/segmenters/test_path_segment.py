@@ -93,16 +93,34 @@ def test_a_vocabulary_without_a_needed_base_symbol_is_refused():
 
 
 @settings(max_examples=300, deadline=None)
-@given(vocab_and_text(), st.data())
-def test_likelihood_segmenter_equals_the_reference(case, data):
+@given(vocab_and_text(), st.data(), st.sampled_from([64, 32]))
+def test_likelihood_segmenter_equals_the_reference(case, data, float_bits):
     tokens, text, max_width = case
     # Integer scores: exact sums, so ties happen and the tie rule is compared too.
     scores = [float(data.draw(st.one_of(st.integers(-6, -1), st.floats(-9.0, -0.1)))) for _ in tokens]
-    segmenter = PathSegmenter(tokens, "likelihood", max_width, scores=scores)
+    segmenter = PathSegmenter(tokens, "likelihood", max_width, scores=scores, float_bits=float_bits)
     ids = segmenter.segment(array("i", text))
-    assert ids == [t for _, _, t in ref.segment(text, tokens, max_width, "likelihood", scores=scores)]
+    assert ids == [t for _, _, t in ref.segment(text, tokens, max_width, "likelihood", scores=scores,
+                                                   float_bits=float_bits)]
     data_bytes = bytes(text)
     assert segmenter.encode_pieces(data_bytes, ends_of([data_bytes])) == ids
+
+
+def test_float32_sums_choose_between_permutations_as_their_rounding_says():
+    # ba + a and a + ba score the same in exact arithmetic; float64 sums tie and the tie rule
+    # chooses, float32 sums (sentencepiece's arithmetic) round apart. The twin packs floats.
+    tokens = [[b] for b in range(256)] + [list(b"ab"), list(b"ba"), list(b"aab")]
+    scores = [-100.0] * 256 + [-0.4, -0.4, -8.0]
+    scores[ord("a")], scores[ord("b")] = -7.1, -3.5
+    text = array("i", list(b"bbaabaababa"))
+    a, b, ab, ba = ord("a"), ord("b"), 256, 257
+    expected = {32: [b, ba, a, ba, a, ba, ba], 64: [b, ba, ab, a, a, ba, ba]}
+    for bits, ids in expected.items():
+        assert PathSegmenter(tokens, "likelihood", scores=scores, float_bits=bits).segment(text) == ids
+        assert [t for _, _, t in ref.segment(list(text), tokens, 16, "likelihood", scores=scores,
+                                             float_bits=bits)] == ids
+    with pytest.raises(ValueError, match="float_bits"):
+        PathSegmenter(tokens, "likelihood", scores=scores, float_bits=16)
 
 
 def test_likelihood_takes_the_most_likely_path_not_the_fewest_tokens():

@@ -18,15 +18,19 @@ def run(args) -> None:
     unit = "bytes" if alphabet.name == "bytes" else "base symbols"
     # Learned tokens are merges when each has one: not in PathPiece (no merges), nor in
     # Scaffold-BPE (some normal tokens are merges of a scaffold part).
-    learned = tok.vocab_size - alphabet.size - len(tok.special_tokens)
+    learned = tok.vocab_size - alphabet.size - len(tok.special_tokens) - len(tok.control_tokens)
     learned = f"{learned:,} {'merges' if merges and len(merges) == learned else 'learned tokens'}"
     groups = f" groups {','.join(f'{p:02x}' for p in alphabet.groups)}" if alphabet.groups else ""
+    if alphabet.characters:
+        groups += f", {len(alphabet.characters):,} characters"
     lines = [
         f"tokenizer:      {args.tokenizer}",
         f"algorithm:      {tok.algorithm} {json.dumps(tok.params)}",
         f"alphabet:       {alphabet.name}{groups} ({alphabet.size} base symbols)",
         f"vocab size:     {tok.vocab_size:,} ({alphabet.size} {unit} + {learned}"
-        f" + {len(tok.special_tokens)} special)",
+        f" + {len(tok.special_tokens)} special"
+        + (f" + {len(tok.control_tokens)} control)" if tok.control_tokens else ")"),
+        *([f"normalizer:     sentencepiece (rules: {tok.normalizer.name})"] if tok.normalizer else []),
         f"pattern:        {tok.pattern}",
         f"segmenter:      {tok.segmenter} {json.dumps(tok.segmenter_params)}",
         f"special tokens: {', '.join(f'{s}={i}' for s, i in tok.special_tokens.items()) or '-'}",

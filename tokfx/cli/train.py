@@ -52,8 +52,8 @@ def run(args) -> None:
     progress.report(f"{len(counts):,} distinct pre-tokens, {sum(counts.values()):,} in all"
                     + (f"; {len(lines):,} distinct lines" if lines is not None else ""))
     tokenizer = train(counts, **keywords, progress=not args.quiet, lines=lines)
-    refusal = tokenizer.save(args.output)
-    if refusal is not None:
-        progress.report(f"wrote tokfx.json only: {refusal}")
+    note = tokenizer.save(args.output)
+    if note is not None:
+        progress.report(f"{args.output}: {note}")
     progress.report(f"trained {tokenizer!r} in {time.perf_counter() - start:.2f} s")
     print(Path(args.output) / "tokfx.json")
