@@ -151,6 +151,19 @@ def test_edge_cases(rule_name, flags, text, expected):
     assert ours.normalize(text) == expected == _expected(reference, text)
 
 
+FULLWIDTH = "".join(chr(c) for c in range(0xFF21, 0xFF3B))  # Ａ..Ｚ, which nmt_nfkc makes A..Z
+
+
+@pytest.mark.parametrize("text", [
+    "ａｂ ab" * 50,                     # few distinct keys: a str.replace each
+    FULLWIDTH * 3,                       # many, dense: str.translate
+    "plain text, " * 30 + FULLWIDTH,     # many, sparse: a regex substitution
+])
+def test_each_way_of_replacing_characters(text):
+    reference, ours = _pair("nmt_nfkc", FLAGS[0])
+    assert ours.normalize(text) == reference.normalize(text)
+
+
 def test_the_suffix_tells_deleted_characters_from_spaces(model_pair):
     """With treat_whitespace_as_suffix, text of spaces alone gives "", but text that the rules
     delete gives the suffix alone."""

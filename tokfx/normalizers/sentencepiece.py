@@ -14,8 +14,8 @@ writes every space as "▁" (U+2581).
 A Python str may hold lone surrogates, which sentencepiece cannot be given: they become U+FFFD
 first, as everywhere in tokfx (tokfx.pre_tokenizers.surrogates).
 
-Fast path: the pieces' concatenation is built with str.replace (or str.translate) for the
-one-character keys, and the rare multi-character keys and user symbols are found by regex
+Fast path: the pieces' concatenation is built with str.replace (or a regex substitution, or
+str.translate) for the one-character keys, and the rare multi-character keys and user symbols are found by regex
 (every multi-character key's second character is in one small class: combining marks,
 jamo...); the space rules then amount to collapsing runs of spaces and trimming, unless the
 text holds a key or user symbol whose piece has two spaces in a row, when the pieces are walked
@@ -31,8 +31,8 @@ from tokfx.formats.sentencepiece_model import SentencePieceModel
 from tokfx.pre_tokenizers.surrogates import utf8_encodable
 
 SPACE_SYMBOL = "\u2581"
-# More distinct one-character keys in a text than this, and one str.translate beats a
-# str.replace per key (translate looks every character up; nmt_nfkc runs 20-50 MB/s).
+# A str.replace per one-character key that a text holds, up to this many keys (each pass runs
+# at memory speed); past it, one pass (see _replace_chars).
 MAX_REPLACE_PASSES = 16
 _SPACES = re.compile("  +")
 
@@ -51,9 +51,8 @@ class SentencePieceNormalizer:
         self.escape_whitespaces = escape_whitespaces
         self.treat_whitespace_as_suffix = treat_whitespace_as_suffix
         rules = decode_charsmap(charsmap, source) if charsmap else {}
-        # One-character keys (one that maps to itself changes nothing) are replaced by
-        # str.replace, one pass per key the text holds, or by str.translate when it holds many
-        # or when a replacement holds another key (which a later pass would replace again).
+        # One-character keys (one that maps to itself changes nothing); passes of str.replace
+        # cannot serve when a replacement holds another key, which a later pass would replace.
         self._single = {key: value for key, value in rules.items() if len(key) == 1 and key != value}
         self._table = str.maketrans(self._single)
         self._single_finder = _char_class(self._single)
@@ -179,14 +178,23 @@ class SentencePieceNormalizer:
         return "".join(out)
 
     def _replace_chars(self, text: str) -> str:
+        """`text` with its one-character keys replaced, the fastest of three ways for what it
+        holds: a str.replace per key when it holds few distinct ones, str.translate when keys
+        are a quarter of it or more, else a regex substitution per key found."""
         if not self._single_finder:
             return text
-        found = self._single.keys() & set(self._single_finder.findall(text))
-        if self._chained or len(found) > MAX_REPLACE_PASSES:
+        found = self._single_finder.findall(text)
+        distinct = self._single.keys() & set(found)
+        if not distinct:
+            return text
+        if len(distinct) <= MAX_REPLACE_PASSES and not self._chained:
+            for char in distinct:
+                text = text.replace(char, self._single[char])
+            return text
+        if len(found) * 4 >= len(text):
             return text.translate(self._table)
-        for char in found:
-            text = text.replace(char, self._single[char])
-        return text
+        single = self._single
+        return self._single_finder.sub(lambda m: single.get(m.group(), m.group()), text)
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, replacement) of each piece that is a user symbol or a multi-character
