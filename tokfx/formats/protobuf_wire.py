@@ -13,10 +13,9 @@ from collections.abc import Mapping
 from tokfx.formats.untrusted import TokenizerFileError
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
-WIRE_TYPE_NAMES = {VARINT: "varint", I64: "fixed64", LEN: "length-delimited", SGROUP: "group start",
-                   EGROUP: "group end", I32: "fixed32"}
 MAX_VARINT_BYTES = 10  # 64 bits, 7 per byte
 _FIXED_SIZE = {I64: 8, I32: 4}
+_FIXED_NAME = {I64: "fixed64", I32: "fixed32"}
 
 
 class MessageReader:
@@ -53,7 +52,7 @@ class MessageReader:
             elif wire_type in _FIXED_SIZE:
                 size = _FIXED_SIZE[wire_type]
                 if size > end - pos:
-                    self.fail(number, f"truncated {WIRE_TYPE_NAMES[wire_type]}")
+                    self.fail(number, f"truncated {_FIXED_NAME[wire_type]}")
                 value, pos = data[pos:pos + size], pos + size
             elif wire_type == SGROUP:
                 value, pos = None, self._skip_group(pos, number)
