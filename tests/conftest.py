@@ -52,6 +52,15 @@ def gpt2_vocab_merges():
     return read_gpt2_files(fixture_path("gpt2_vocab.json"), fixture_path("gpt2_merges.txt"))
 
 
+@pytest.fixture(scope="session")
+def sentencepiece_models(tmp_path_factory):
+    """sentencepiece models trained by sentencepiece itself when first asked for
+    (tests/sentencepiece_models.py)."""
+    from sentencepiece_models import TrainedModels
+
+    return TrainedModels(tmp_path_factory.mktemp("sentencepiece"))
+
+
 def ends_of(pieces: list[bytes]) -> array:
     """The int64 exclusive end offsets of consecutive pieces, as BPEEncoder.encode_pieces takes them."""
     ends, offset = array("q"), 0

@@ -42,7 +42,7 @@ PATTERN_TIMEOUT_SECONDS_PER_CHAR = 1e-6
 # to it), the rules and a key's bytes; the bytes of the replacements once decoded. nmt_nfkc: 240
 # KB, 262,841 nodes, 225,276 rules, keys of at most 12 bytes, 60 KB of replacements.
 MAX_CHARSMAP_BYTES = 1 << 24
-MAX_CHARSMAP_TRIE_NODES = 1 << 22
+MAX_CHARSMAP_TRIE_NODES = 1 << 21
 MAX_CHARSMAP_RULES = 1 << 20
 MAX_CHARSMAP_KEY_BYTES = 1 << 10
 MAX_CHARSMAP_DECODED_BYTES = 1 << 26

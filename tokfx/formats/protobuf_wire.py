@@ -13,10 +13,9 @@ from collections.abc import Mapping
 from tokfx.formats.untrusted import TokenizerFileError
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
-WIRE_TYPE_NAMES = {VARINT: "varint", I64: "fixed64", LEN: "length-delimited", SGROUP: "group start",
-                   EGROUP: "group end", I32: "fixed32"}
 MAX_VARINT_BYTES = 10  # 64 bits, 7 per byte
 _FIXED_SIZE = {I64: 8, I32: 4}
+_FIXED_NAME = {I64: "fixed64", I32: "fixed32"}
 
 
 class MessageReader:
@@ -39,21 +38,21 @@ class MessageReader:
     def __iter__(self):
         data, pos, end = self.data, 0, len(self.data)
         while pos < end:
-            key, pos = self._varint(pos, None, "field key")
+            key, pos = self._varint(pos, None, "field key varint")
             number, wire_type = key >> 3, key & 7
             if number == 0 or number >= 1 << 29:
                 self.fail(None, f"field number {number} at byte {pos}: not a valid field number")
             if wire_type == VARINT:
                 value, pos = self._varint(pos, number, "varint")
             elif wire_type == LEN:
-                length, pos = self._varint(pos, number, "length")
+                length, pos = self._varint(pos, number, "length varint")
                 if length > end - pos:
                     self.fail(number, f"length {length:,} runs past the end of the data ({end - pos:,} bytes left)")
                 value, pos = data[pos:pos + length], pos + length
             elif wire_type in _FIXED_SIZE:
                 size = _FIXED_SIZE[wire_type]
                 if size > end - pos:
-                    self.fail(number, f"truncated {WIRE_TYPE_NAMES[wire_type]}")
+                    self.fail(number, f"truncated {_FIXED_NAME[wire_type]}")
                 value, pos = data[pos:pos + size], pos + size
             elif wire_type == SGROUP:
                 value, pos = None, self._skip_group(pos, number)
@@ -75,22 +74,22 @@ class MessageReader:
                 return value & 0xFFFF_FFFF_FFFF_FFFF, i + 1
             shift += 7
         if len(data) - pos >= MAX_VARINT_BYTES:
-            self.fail(number, f"{what} varint longer than {MAX_VARINT_BYTES} bytes")
-        self.fail(number, f"truncated {what} varint")
+            self.fail(number, f"{what} longer than {MAX_VARINT_BYTES} bytes")
+        self.fail(number, f"truncated {what}")
 
     def _skip_group(self, pos: int, number: int) -> int:
         """The position after the group that starts at `pos` (its nested groups too, kept on a
         stack rather than by recursion)."""
-        data, end, open_groups = self.data, len(self.data), [number]
+        end, open_groups = len(self.data), [number]
         while open_groups:
             if pos >= end:
                 self.fail(number, "truncated group")
-            key, pos = self._varint(pos, number, "field key")
+            key, pos = self._varint(pos, number, "field key varint")
             inner, wire_type = key >> 3, key & 7
             if wire_type == VARINT:
                 _, pos = self._varint(pos, number, "varint")
             elif wire_type == LEN:
-                length, pos = self._varint(pos, number, "length")
+                length, pos = self._varint(pos, number, "length varint")
                 if length > end - pos:
                     self.fail(number, f"length {length:,} runs past the end of the data")
                 pos += length

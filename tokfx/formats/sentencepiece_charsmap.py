@@ -17,6 +17,9 @@ bits 10-31 an offset (shifted left 8 more when bit 9 is set). sentencepiece's lo
 31, so it never matches a byte), and a key ending there has its value in the unit at that
 unit's own base. The builder shares identical subtrees, so the trie is a graph without cycles,
 not a tree: sentencepiece's nmt_nfkc holds 225,276 keys in 44,800 units.
+
+Keys and replacements must be UTF-8 (sentencepiece's builder makes them from text; one that is
+not would make sentencepiece cut characters apart), and each one's bytes are whole characters.
 """
 from __future__ import annotations
 
@@ -73,14 +76,18 @@ def _keys(units: array, fail) -> tuple[list[bytes], list[int]]:
     while stack:
         i, key = stack.pop()
         walked += 1
-        if walked > MAX_CHARSMAP_TRIE_NODES or len(key) > MAX_CHARSMAP_KEY_BYTES:
-            fail(f"more than {MAX_CHARSMAP_TRIE_NODES:,} nodes or a key longer than"
-                 f" {MAX_CHARSMAP_KEY_BYTES:,} bytes (a loop?)")
+        if walked > MAX_CHARSMAP_TRIE_NODES:
+            fail(f"more than {MAX_CHARSMAP_TRIE_NODES:,} nodes on the trie's paths")
+        if len(key) > MAX_CHARSMAP_KEY_BYTES:
+            fail(f"a key longer than {MAX_CHARSMAP_KEY_BYTES:,} bytes (a loop?)")
         if key and units[i] & _HAS_LEAF:
             if bases[i] >= size:
                 fail(f"unit {i}: its value is past the end of the trie")
             keys.append(key)
             values.append(units[bases[i]] & (_VALUE_UNIT - 1))
+            key_bytes += len(key)
+            if key_bytes > MAX_CHARSMAP_DECODED_BYTES:
+                fail(f"its keys would take more than {MAX_CHARSMAP_DECODED_BYTES:,} bytes")
         stack += [(j, key + labels[j]) for j in below[i]]
     if len(keys) > MAX_CHARSMAP_RULES:
         fail(f"{len(keys):,} rules: at most {MAX_CHARSMAP_RULES:,}")

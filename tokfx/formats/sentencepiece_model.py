@@ -52,6 +52,8 @@ DEFAULT_UNK_SURFACE = " \u2047 "
 # sentencepiece refuses a piece of 8,000 bytes or more when it loads a model.
 MAX_PIECE_BYTES = 7999
 BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
+_FLOAT = struct.Struct("<f")
+_RESERVED_TYPES = ("control", "unknown", "byte")  # sentencepiece looks these up apart from the others
 
 _MODEL_FIELDS = {1: "pieces", 2: "trainer_spec", 3: "normalizer_spec", 5: "denormalizer_spec"}
 _PIECE_FIELDS = {1: "piece", 2: "score", 3: "type"}
@@ -62,6 +64,7 @@ _NORMALIZER_FIELDS = {1: "name", 2: "precompiled_charsmap", 3: "add_dummy_prefix
 
 
 class Piece(NamedTuple):
+    """A vocabulary entry; its id is its index in the model's pieces."""
     piece: str
     score: float
     type: str  # a value of PIECE_TYPES
@@ -69,6 +72,7 @@ class Piece(NamedTuple):
 
 @dataclass(frozen=True)
 class NormalizerSpec:
+    """sentencepiece's NormalizerSpec, the proto's defaults for the fields a file leaves out."""
     name: str = ""
     precompiled_charsmap: bytes = b""
     add_dummy_prefix: bool = True
@@ -78,6 +82,8 @@ class NormalizerSpec:
 
 @dataclass(frozen=True)
 class SentencePieceModel:
+    """What tokfx keeps of a ModelProto: the pieces, and the settings that steer encoding and
+    decoding."""
     pieces: tuple[Piece, ...]
     model_type: str = "unigram"
     byte_fallback: bool = False
@@ -91,7 +97,9 @@ class SentencePieceModel:
 def read_sentencepiece_model(path, source: str | None = None) -> SentencePieceModel:
     """The model in a `.model` file, which is untrusted input: anything malformed, beyond
     tokfx.limits, or that sentencepiece itself would refuse to load, is one TokenizerFileError
-    naming the file and the field."""
+    naming the file and the field. The charsmap stays bytes here: its rules are decoded, and
+    checked, when a normalizer is built from it (SentencePieceNormalizer.from_model, given the
+    file's name as `source`)."""
     source = source or str(path)
     return parse_sentencepiece_model(read_file_bytes(Path(path), source), source)
 
@@ -104,7 +112,7 @@ def parse_sentencepiece_model(data: bytes, source: str) -> SentencePieceModel:
             _expect(message, number, wire_type, LEN)
             if len(pieces) == MAX_TOKENS:
                 message.fail(number, f"more than {MAX_TOKENS:,} pieces")
-            pieces.append(_read_piece(value, source, f"pieces[{len(pieces)}]"))
+            pieces.append(_read_piece(value, source, len(pieces)))
         elif number in specs:
             _expect(message, number, wire_type, LEN)
             specs[number].append(value)
@@ -133,7 +141,25 @@ def _string(message: MessageReader, number: int, value: bytes) -> str:
         message.fail(number, f"not UTF-8 at byte {exc.start}")
 
 
-def _read_piece(data: bytes, source: str, path: str) -> Piece:
+def _read_piece(data: bytes, source: str, index: int) -> Piece:
+    """pieces[index]. sentencepiece writes a piece as 0x0A, the text's length (one byte: under
+    128) and its UTF-8, 0x15 and the score, then 0x18 and the type unless it is normal: that is
+    read at once, anything else (or wrong) by the field reader, which names the fault."""
+    size = len(data)
+    if size >= 7 and data[0] == 0x0A and data[1] < 0x80:
+        end = 2 + data[1]
+        if data[end:end + 1] == b"\x15" and (size == end + 5 or size == end + 7 and data[end + 5] == 0x18):
+            kind = PIECE_TYPES.get(data[end + 6]) if size == end + 7 else "normal"
+            (score,) = _FLOAT.unpack_from(data, end + 1)
+            if kind and math.isfinite(score):
+                try:
+                    return Piece(data[2:end].decode("utf-8"), score, kind)
+                except UnicodeDecodeError:
+                    pass
+    return _read_piece_fields(data, source, f"pieces[{index}]")
+
+
+def _read_piece_fields(data: bytes, source: str, path: str) -> Piece:
     text, score, kind = "", 0.0, "normal"  # the proto's defaults
     message = MessageReader(data, source, path, _PIECE_FIELDS)
     for number, wire_type, value in message:
@@ -142,7 +168,7 @@ def _read_piece(data: bytes, source: str, path: str) -> Piece:
             text = _string(message, number, value)
         elif number == 2:
             _expect(message, number, wire_type, I32)
-            score = struct.unpack("<f", value)[0]
+            (score,) = _FLOAT.unpack(value)
             if not math.isfinite(score):
                 message.fail(number, f"{score} is not a finite number")
         elif number == 3:
@@ -191,15 +217,37 @@ def _read_normalizer_spec(data: bytes, source: str, path: str) -> NormalizerSpec
 def model_fault(model: SentencePieceModel) -> tuple[str | None, str] | None:
     """(field, what is wrong) for a model that sentencepiece would refuse to load, else None:
     its checks (src/model_interface.cc, InitializePieces), and a piece type and model type that
-    tokfx knows."""
+    tokfx knows. Checked in bulk; the pieces are walked one by one only to name a fault."""
     if not model.pieces:
         return "pieces", "no pieces"
     if len(model.pieces) > MAX_TOKENS:
         return "pieces", f"{len(model.pieces):,} pieces: at most {MAX_TOKENS:,}"
     if model.model_type not in MODEL_TYPES.values():
         return "trainer_spec.model_type", f"unknown model type {model.model_type!r}"
-    # Control, unknown and byte pieces are looked up apart from the others, so a text may be one
-    # of each (a normal "<s>" beside the control one).
+    return None if _pieces_look_right(model) else _piece_fault(model)
+
+
+def _pieces_look_right(model: SentencePieceModel) -> bool:
+    """Whether _piece_fault would find nothing, at the speed of C loops."""
+    texts, scores, kinds = zip(*model.pieces)
+    joined = "".join(texts)
+    if not all(texts) or "\0" in joined or not _utf8_encodable(joined):
+        return False
+    if max(map(len, texts)) * 4 > MAX_PIECE_BYTES:  # only then may a piece's UTF-8 be too long
+        return False
+    if not set(kinds) <= set(PIECE_TYPES.values()) or not all(map(math.isfinite, scores)):
+        return False
+    reserved = [text for text, kind in zip(texts, kinds) if kind in _RESERVED_TYPES]
+    others = [text for text, kind in zip(texts, kinds) if kind not in _RESERVED_TYPES]
+    if len(set(reserved)) != len(reserved) or len(set(others)) != len(others):
+        return False
+    byte_pieces = [text for text, kind in zip(texts, kinds) if kind == "byte"]
+    if byte_pieces and not (model.byte_fallback and all(map(BYTE_PIECE.fullmatch, byte_pieces))):
+        return False
+    return kinds.count("unknown") == 1 and (not model.byte_fallback or len(set(byte_pieces)) == 256)
+
+
+def _piece_fault(model: SentencePieceModel) -> tuple[str | None, str] | None:
     seen_normal, seen_reserved = {}, {}
     unknown, byte_pieces = [], set()
     for i, (text, score, kind) in enumerate(model.pieces):
@@ -216,7 +264,7 @@ def model_fault(model: SentencePieceModel) -> tuple[str | None, str] | None:
             return field + ".type", f"unknown piece type {kind!r}"
         if not math.isfinite(score):
             return field + ".score", f"{score} is not a finite number"
-        same_text = seen_reserved if kind in ("control", "unknown", "byte") else seen_normal
+        same_text = seen_reserved if kind in _RESERVED_TYPES else seen_normal
         if text in same_text:
             return field + ".piece", f"{text!r} is also pieces[{same_text[text]}]"
         same_text[text] = i
@@ -246,7 +294,8 @@ def _utf8_encodable(text: str) -> bool:
 # --- writing ------------------------------------------------------------------------------------
 def write_sentencepiece_model(path, model: SentencePieceModel) -> None:
     """Writes `model` as a `.model` file that sentencepiece loads (ValueError for a model it
-    would refuse, as read_sentencepiece_model names them)."""
+    would refuse, as read_sentencepiece_model names them). Scores are written as float32, as
+    the format holds them."""
     Path(path).write_bytes(serialize_sentencepiece_model(model))
 
 

@@ -5,12 +5,3 @@ handling)."""
 from tokfx.normalizers.sentencepiece import SentencePieceNormalizer
 
 __all__ = ["SentencePieceNormalizer"]
-
-
-def named_normalizer(name: str) -> SentencePieceNormalizer:
-    """The normalizer a named pattern implies (tokfx.pre_tokenizers.patterns.NORMALIZED):
-    `sentencepiece`: spaces as U+2581 with a dummy one in front, nothing else changed (the
-    identity rules, extra whitespace kept, as Llama 2 has it)."""
-    if name != "sentencepiece":
-        raise ValueError(f"unknown normalizer {name!r}; known: sentencepiece")
-    return SentencePieceNormalizer(remove_extra_whitespaces=False)

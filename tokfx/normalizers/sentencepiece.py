@@ -14,13 +14,13 @@ writes every space as "▁" (U+2581).
 A Python str may hold lone surrogates, which sentencepiece cannot be given: they become U+FFFD
 first, as everywhere in tokfx (tokfx.pre_tokenizers.surrogates).
 
-Fast path: the pieces' concatenation is built with str.translate for the one-character keys,
-and the rare multi-character keys and user symbols are found by regex (every multi-character
-key's second character is in one small class: combining marks, jamo...); the space rules then
-amount to splitting on " " and joining the non-empty parts, unless a replacement or user symbol
-holds two spaces in a row, when the pieces are walked one by one (as they also are to tell
-whether text of spaces alone held a deleted character, which only treat_whitespace_as_suffix
-shows).
+Fast path: the pieces' concatenation is built with str.replace (or a regex substitution, or
+str.translate) for the one-character keys, and the rare multi-character keys and user symbols are found by regex
+(every multi-character key's second character is in one small class: combining marks,
+jamo...); the space rules then amount to collapsing runs of spaces and trimming, unless the
+text holds a key or user symbol whose piece has two spaces in a row, when the pieces are walked
+one by one (as they also are to tell whether text of spaces alone held a deleted character,
+which only treat_whitespace_as_suffix shows).
 """
 from __future__ import annotations
 
@@ -31,9 +31,10 @@ from tokfx.formats.sentencepiece_model import SentencePieceModel
 from tokfx.pre_tokenizers.surrogates import utf8_encodable
 
 SPACE_SYMBOL = "\u2581"
-# More distinct one-character keys in a text than this, and one str.translate beats a
-# str.replace per key (translate looks every character up; nmt_nfkc runs 20-50 MB/s).
+# A str.replace per one-character key that a text holds, up to this many keys (each pass runs
+# at memory speed); past it, one pass (see _replace_chars).
 MAX_REPLACE_PASSES = 16
+_SPACES = re.compile("  +")
 
 
 class SentencePieceNormalizer:
@@ -45,15 +46,13 @@ class SentencePieceNormalizer:
                  remove_extra_whitespaces: bool = True, escape_whitespaces: bool = True,
                  treat_whitespace_as_suffix: bool = False, user_defined_symbols=(),
                  source: str = "precompiled charsmap"):
-        self.charsmap = charsmap
         self.add_dummy_prefix = add_dummy_prefix
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.escape_whitespaces = escape_whitespaces
         self.treat_whitespace_as_suffix = treat_whitespace_as_suffix
         rules = decode_charsmap(charsmap, source) if charsmap else {}
-        # One-character keys (one that maps to itself changes nothing) are replaced by
-        # str.replace, one pass per key the text holds, or by str.translate when it holds many
-        # or when a replacement holds another key (which a later pass would replace again).
+        # One-character keys (one that maps to itself changes nothing); passes of str.replace
+        # cannot serve when a replacement holds another key, which a later pass would replace.
         self._single = {key: value for key, value in rules.items() if len(key) == 1 and key != value}
         self._table = str.maketrans(self._single)
         self._single_finder = _char_class(self._single)
@@ -63,12 +62,15 @@ class SentencePieceNormalizer:
         self._second_chars = {key[1] for key in self._multi}
         self._second_finder = _char_class(self._second_chars)
         symbols = sorted({s for s in user_defined_symbols if s}, key=lambda s: (-len(s), s))
-        self.user_defined_symbols = tuple(symbols)
         self._user = re.compile("|".join(map(re.escape, symbols))) if symbols else None
-        # Where a user symbol starts (each position, overlapping): only the rules can change
-        # what a symbol spells, or a symbol with two spaces how its spaces are handled.
+        # Where a user symbol starts (each position, overlapping). Without rules a symbol is
+        # the same pieces as its characters, unless it has a run of spaces (see _spaced).
         self._user_starts = re.compile(f"(?=(?:{self._user.pattern}))") if symbols and rules else None
-        self._piecewise = any("  " in text for text in [*rules.values(), *symbols])
+        # A piece with a run of spaces keeps it (sentencepiece drops only a piece's leading
+        # spaces), which the fast path's collapsing would not: text where one may be is walked
+        # piece by piece.
+        spaced = [key for key, value in rules.items() if "  " in value] + [s for s in symbols if "  " in s]
+        self._spaced = re.compile("|".join(map(re.escape, spaced))) if spaced else None
         self._space = SPACE_SYMBOL if escape_whitespaces else " "
 
     @classmethod
@@ -86,45 +88,23 @@ class SentencePieceNormalizer:
         """No rules: only the whitespace handling applies."""
         return not (self._single or self._multi)
 
-    def _settings(self) -> tuple:
-        return (self.charsmap, self.add_dummy_prefix, self.remove_extra_whitespaces, self.escape_whitespaces,
-                self.treat_whitespace_as_suffix, self.user_defined_symbols)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SentencePieceNormalizer) and self._settings() == other._settings()
-
-    def __hash__(self) -> int:
-        return hash(self._settings())
-
-    @property
-    def name(self) -> str:
-        """The rule set's name as a NormalizerSpec records it ("identity": no rules)."""
-        return "identity" if not self.charsmap else "precompiled"
-
-    def denormalize(self, text: str) -> str:
-        """Decoded text as sentencepiece decodes: U+2581 as a space, without the dummy one."""
-        if self.escape_whitespaces:
-            text = text.replace(SPACE_SYMBOL, " ")
-        if (self.add_dummy_prefix or self.remove_extra_whitespaces) and not self.treat_whitespace_as_suffix:
-            return text[1:] if text.startswith(" ") else text
-        if (self.add_dummy_prefix or self.remove_extra_whitespaces) and text.endswith(" "):
-            return text[:-1]
-        return text
-
     def normalize(self, text: str) -> str:
         if not text:
             return ""
         text = utf8_encodable(text)
-        if self._piecewise:
+        if self._spaced and self._spaced.search(text):
             return self._normalize_pieces(self.pieces(text))
-        joined = self._apply_rules(text) if not self.is_identity else text
+        joined = self._apply_rules(text) if self._single or self._multi else text
         space = self._space
         dummy = space if self.add_dummy_prefix else ""
         if not self.remove_extra_whitespaces:
             body = joined.replace(" ", space) if self.escape_whitespaces else joined
             return body + dummy if self.treat_whitespace_as_suffix else dummy + body
-        # Spaces collapsed and cut at both ends; the strip also takes the text's own trailing "▁".
-        body = space.join(filter(None, joined.split(" ")))
+        # Runs of spaces collapsed and leading ones cut; the trailing strip also takes the text's
+        # own trailing "▁" when escaping, as sentencepiece's does.
+        body = _SPACES.sub(" ", joined).lstrip(" ")
+        if self.escape_whitespaces:
+            body = body.replace(" ", space)
         if not self.treat_whitespace_as_suffix:
             return (dummy + body).rstrip(space)
         if not body:  # whether every piece was exactly " " decides the suffix
@@ -134,27 +114,34 @@ class SentencePieceNormalizer:
     def pieces(self, text: str):
         """The replacement of each piece of `text` in order, as sentencepiece's NormalizePrefix
         consumes it."""
-        single, multi, user = self._single, self._multi, self._user
         i = 0
         while i < len(text):
-            symbol = user.match(text, i) if user else None
-            if symbol:
-                yield symbol.group()
-                i = symbol.end()
-                continue
-            for length in range(min(self._longest, len(text) - i), 1, -1):
-                replacement = multi.get(text[i:i + length])
-                if replacement is not None:
-                    yield replacement
-                    i += length
-                    break
+            found = self._long_piece(text, i)
+            if found:
+                i, piece = found
+                yield piece
             else:
-                yield single.get(text[i], text[i])
+                yield self._single.get(text[i], text[i])
                 i += 1
+
+    def _long_piece(self, text: str, i: int) -> tuple[int, str] | None:
+        """(end, replacement) of the piece at `i` if it is longer than one character: the
+        longest user symbol there, else the longest multi-character key."""
+        if self._user:
+            symbol = self._user.match(text, i)
+            if symbol:
+                return symbol.end(), symbol.group()
+        for length in range(min(self._longest, len(text) - i), 1, -1):
+            replacement = self._multi.get(text[i:i + length])
+            if replacement is not None:
+                return i + length, replacement
+        return None
 
     def _normalize_pieces(self, pieces) -> str:
         """Normalizer::Normalize's loop over the pieces, one by one."""
         pieces = list(pieces)
+        if not pieces:  # empty text
+            return ""
         start = 0
         if self.remove_extra_whitespaces:
             while start < len(pieces) and pieces[start] == " ":
@@ -191,14 +178,23 @@ class SentencePieceNormalizer:
         return "".join(out)
 
     def _replace_chars(self, text: str) -> str:
+        """`text` with its one-character keys replaced, the fastest of three ways for what it
+        holds: a str.replace per key when it holds few distinct ones, str.translate when keys
+        are a quarter of it or more, else a regex substitution per key found."""
         if not self._single_finder:
             return text
-        found = self._single.keys() & set(self._single_finder.findall(text))
-        if self._chained or len(found) > MAX_REPLACE_PASSES:
+        found = self._single_finder.findall(text)
+        distinct = self._single.keys() & set(found)
+        if not distinct:
+            return text
+        if len(distinct) <= MAX_REPLACE_PASSES and not self._chained:
+            for char in distinct:
+                text = text.replace(char, self._single[char])
+            return text
+        if len(found) * 4 >= len(text):
             return text.translate(self._table)
-        for char in found:
-            text = text.replace(char, self._single[char])
-        return text
+        single = self._single
+        return self._single_finder.sub(lambda m: single.get(m.group(), m.group()), text)
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, replacement) of each piece that is a user symbol or a multi-character
@@ -211,19 +207,11 @@ class SentencePieceNormalizer:
             starts = sorted({*starts, *(m.start() for m in self._user_starts.finditer(text))})
         spans, done = [], 0
         for start in starts:
-            if start < done:  # inside the piece before
-                continue
-            symbol = self._user.match(text, start) if self._user else None
-            if symbol:
-                spans.append((start, symbol.end(), symbol.group()))
-                done = symbol.end()
-                continue
-            for length in range(min(self._longest, len(text) - start), 1, -1):
-                replacement = self._multi.get(text[start:start + length])
-                if replacement is not None:
-                    spans.append((start, start + length, replacement))
-                    done = start + length
-                    break
+            if start >= done:  # not inside the piece before
+                found = self._long_piece(text, start)
+                if found:
+                    spans.append((start, *found))
+                    done = found[0]
         return spans
 
 
