@@ -21,7 +21,7 @@ from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
 from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
-from tokfx.pre_tokenizers.surrogates import replace_lone_surrogates
+from tokfx.normalizers.surrogates import replace_lone_surrogates
 from tokfx.segmenters import full_segmenter_params, get_segmenter
 from tokfx.segmenters.bpe import base_symbol_ids, merges_as_ids
 from tokfx.special_tokens import check_special_tokens

@@ -20,8 +20,8 @@ from tokfx.formats.protobuf_wire import MessageReader, bytes_field, float_field,
 from tokfx.formats.sentencepiece_model import (NormalizerSpec, Piece, SentencePieceModel,
                                                read_sentencepiece_model, write_sentencepiece_model)
 from tokfx.formats.untrusted import TokenizerFileError
-from tokfx.normalizers import SentencePieceNormalizer
-from tokfx.pre_tokenizers.surrogates import replace_lone_surrogates
+from tokfx.formats.sentencepiece_tokenizer import model_normalizer
+from tokfx.normalizers.surrogates import replace_lone_surrogates
 
 ALL_MODELS = list(MODELS)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -299,7 +299,7 @@ def test_damaged_files_load_or_raise_tokenizer_file_error(small_model_bytes, tmp
     signal.alarm(10)  # a read and a normalize take milliseconds
     try:
         model = read_sentencepiece_model(path)
-        SentencePieceNormalizer.from_model(model, str(path)).normalize("a\u3000ｓe\u0301 <sep>ﬁ\x01 <\u0338")
+        model_normalizer(model, str(path)).normalize("a\u3000ｓe\u0301 <sep>ﬁ\x01 <\u0338")
     except TokenizerFileError as exc:
         assert "\n" not in str(exc) and str(exc).startswith(f"{path}: ")
     finally:

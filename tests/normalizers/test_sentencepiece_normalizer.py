@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 from conftest import CORPUS_FILES, corpus_text, fixture_path
 from sentencepiece_models import FIXTURE_TEXTS, MODELS, TEXT
 from tokfx.formats.protobuf_wire import MessageReader
-from tokfx.formats.sentencepiece_charsmap import decode_charsmap
+from tokfx.normalizers.charsmap import decode_charsmap
 from tokfx.formats.sentencepiece_model import read_sentencepiece_model
+from tokfx.formats.sentencepiece_tokenizer import model_normalizer
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_CHARSMAP_TRIE_NODES
 from tokfx.normalizers import SentencePieceNormalizer
-from tokfx.pre_tokenizers.surrogates import replace_lone_surrogates
+from tokfx.normalizers.surrogates import replace_lone_surrogates
 
 RULE_NAMES = ["nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity"]
 # (add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces)
@@ -69,7 +70,7 @@ def model_pair(sentencepiece_models):
     def pair(name):
         if name not in pairs:
             model = read_sentencepiece_model(sentencepiece_models.path(name))
-            pairs[name] = sentencepiece_models.processor(name), SentencePieceNormalizer.from_model(model)
+            pairs[name] = sentencepiece_models.processor(name), model_normalizer(model)
         return pairs[name]
     return pair
 

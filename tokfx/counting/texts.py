@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 import regex
 
 from tokfx.pre_tokenizers import PreTokenizer
-from tokfx.pre_tokenizers.surrogates import utf8_encodable
+from tokfx.normalizers.surrogates import utf8_encodable
 from tokfx.special_tokens import SpecialTokens
 
 _LINE = regex.compile(rb"[^\n]*\n|[^\n]+")

@@ -22,7 +22,7 @@ The fields used, by number, from sentencepiece's src/sentencepiece_model.proto:
       44 unk_surface                 string  what an unknown piece decodes to (default " ⁇ ")
     NormalizerSpec
       1  name                      string  the rule set ("nmt_nfkc", "identity", ...)
-      2  precompiled_charsmap      bytes   the rules, compiled (tokfx.formats.sentencepiece_charsmap)
+      2  precompiled_charsmap      bytes   the rules, compiled (tokfx.normalizers.charsmap)
       3  add_dummy_prefix          bool    a space before the text (default true)
       4  remove_extra_whitespaces  bool    leading, trailing and repeated spaces removed (default true)
       5  escape_whitespaces        bool    spaces written U+2581 (default true)
@@ -98,7 +98,7 @@ def read_sentencepiece_model(path, source: str | None = None) -> SentencePieceMo
     """The model in a `.model` file, which is untrusted input: anything malformed, beyond
     tokfx.limits, or that sentencepiece itself would refuse to load, is one TokenizerFileError
     naming the file and the field. The charsmap stays bytes here: its rules are decoded, and
-    checked, when a normalizer is built from it (SentencePieceNormalizer.from_model, given the
+    checked, when a normalizer is built from it (sentencepiece_tokenizer.model_normalizer, given the
     file's name as `source`)."""
     source = source or str(path)
     return parse_sentencepiece_model(read_file_bytes(Path(path), source), source)

@@ -73,7 +73,7 @@ def tokenizer_args(model: SentencePieceModel, source: str) -> dict:
         pattern = "none"
     args = {"tokens": tokens, "special_tokens": special, "control_tokens": control, "pattern": pattern,
             "algorithm": model.model_type, "params": {"vocab_size": len(tokens)}, "alphabet": alphabet,
-            "normalizer": SentencePieceNormalizer.from_model(model)}
+            "normalizer": model_normalizer(model, source)}
     if model.model_type == "bpe":
         learned = [i for i, p in enumerate(model.pieces) if p.type == "normal" and len(p.piece) > 1]
         learned.sort(key=lambda i: (-model.pieces[i].score, i))
@@ -84,6 +84,16 @@ def tokenizer_args(model: SentencePieceModel, source: str) -> dict:
         args.update(merges=[], segmenter="likelihood", scores=scores,
                     segmenter_params={"max_width": width, "float_bits": 32})
     return args
+
+
+def model_normalizer(model: SentencePieceModel, source: str = "sentencepiece model") -> SentencePieceNormalizer:
+    """The normalizer that sentencepiece builds for `model`: its normalizer spec, its
+    treat_whitespace_as_suffix, its user-defined pieces (a fault in its rules is a
+    TokenizerFileError naming `source`)."""
+    spec = model.normalizer
+    return SentencePieceNormalizer(spec.precompiled_charsmap, spec.add_dummy_prefix, spec.remove_extra_whitespaces,
+                                   spec.escape_whitespaces, model.treat_whitespace_as_suffix,
+                                   [p.piece for p in model.pieces if p.type == "user_defined"], source)
 
 
 def sentencepiece_model(tokenizer) -> tuple[SentencePieceModel, str | None]:

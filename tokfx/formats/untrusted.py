@@ -15,15 +15,8 @@ from collections.abc import Collection
 from itertools import chain
 from pathlib import Path
 
+from tokfx.errors import TokenizerFileError  # noqa: F401 (the formats' one error, defined below them)
 from tokfx.limits import MAX_FILE_BYTES, MAX_JSON_DEPTH
-
-
-class TokenizerFileError(ValueError):
-    """A tokenizer file that cannot be loaded; its message is one line: `FILE: FIELD: what`."""
-
-    def __init__(self, source: str, field: str | None, message: str):
-        super().__init__(f"{source}: {field}: {message}" if field else f"{source}: {message}")
-        self.source, self.field = source, field
 
 
 def read_file_bytes(path: str | os.PathLike, source: str | None = None) -> bytes:

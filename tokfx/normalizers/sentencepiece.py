@@ -12,7 +12,7 @@ treat_whitespace_as_suffix) comes with any text that is not empty then, and esca
 writes every space as "▁" (U+2581).
 
 A Python str may hold lone surrogates, which sentencepiece cannot be given: they become U+FFFD
-first, as everywhere in tokfx (tokfx.pre_tokenizers.surrogates).
+first, as everywhere in tokfx (tokfx.normalizers.surrogates).
 
 Fast path: the pieces' concatenation is built with str.replace (or a regex substitution, or
 str.translate) for the one-character keys, and the rare multi-character keys and user symbols are found by regex
@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import re
 
-from tokfx.formats.sentencepiece_charsmap import decode_charsmap
-from tokfx.formats.sentencepiece_model import SentencePieceModel
-from tokfx.pre_tokenizers.surrogates import utf8_encodable
+from tokfx.normalizers.charsmap import decode_charsmap
+from tokfx.normalizers.surrogates import utf8_encodable
 
 SPACE_SYMBOL = "\u2581"
 # A str.replace per one-character key that a text holds, up to this many keys (each pass runs
@@ -46,6 +45,7 @@ class SentencePieceNormalizer:
                  remove_extra_whitespaces: bool = True, escape_whitespaces: bool = True,
                  treat_whitespace_as_suffix: bool = False, user_defined_symbols=(),
                  source: str = "precompiled charsmap"):
+        self.charsmap = charsmap  # kept to be written again (tokfx.json, tokenizer.model)
         self.add_dummy_prefix = add_dummy_prefix
         self.remove_extra_whitespaces = remove_extra_whitespaces
         self.escape_whitespaces = escape_whitespaces
@@ -62,6 +62,7 @@ class SentencePieceNormalizer:
         self._second_chars = {key[1] for key in self._multi}
         self._second_finder = _char_class(self._second_chars)
         symbols = sorted({s for s in user_defined_symbols if s}, key=lambda s: (-len(s), s))
+        self.user_defined_symbols = tuple(symbols)
         self._user = re.compile("|".join(map(re.escape, symbols))) if symbols else None
         # Where a user symbol starts (each position, overlapping). Without rules a symbol is
         # the same pieces as its characters, unless it has a run of spaces (see _spaced).
@@ -73,15 +74,32 @@ class SentencePieceNormalizer:
         self._spaced = re.compile("|".join(map(re.escape, spaced))) if spaced else None
         self._space = SPACE_SYMBOL if escape_whitespaces else " "
 
-    @classmethod
-    def from_model(cls, model: SentencePieceModel, source: str = "sentencepiece model") -> SentencePieceNormalizer:
-        """The normalizer that sentencepiece builds for `model` (its normalizer spec, its
-        treat_whitespace_as_suffix, its user-defined pieces); `source` names the model's file in
-        errors."""
-        spec = model.normalizer
-        return cls(spec.precompiled_charsmap, spec.add_dummy_prefix, spec.remove_extra_whitespaces,
-                   spec.escape_whitespaces, model.treat_whitespace_as_suffix,
-                   [p.piece for p in model.pieces if p.type == "user_defined"], source)
+    def _settings(self) -> tuple:
+        return (self.charsmap, self.add_dummy_prefix, self.remove_extra_whitespaces, self.escape_whitespaces,
+                self.treat_whitespace_as_suffix, self.user_defined_symbols)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SentencePieceNormalizer) and self._settings() == other._settings()
+
+    def __hash__(self) -> int:
+        return hash(self._settings())
+
+    @property
+    def name(self) -> str:
+        """As a NormalizerSpec names its rules: "identity" for none."""
+        return "identity" if not self.charsmap else "precompiled"
+
+    def denormalize(self, text: str) -> str:
+        """Decoded text as sentencepiece decodes it: U+2581 as a space, without the dummy one
+        (the one it strips from the first piece's front, or the last's end with
+        treat_whitespace_as_suffix)."""
+        if self.escape_whitespaces:
+            text = text.replace(SPACE_SYMBOL, " ")
+        if not (self.add_dummy_prefix or self.remove_extra_whitespaces):
+            return text
+        if self.treat_whitespace_as_suffix:
+            return text[:-1] if text.endswith(" ") else text
+        return text[1:] if text.startswith(" ") else text
 
     @property
     def is_identity(self) -> bool:

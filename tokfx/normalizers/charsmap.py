@@ -29,7 +29,7 @@ import sys
 from array import array
 from bisect import bisect_left
 
-from tokfx.formats.untrusted import TokenizerFileError
+from tokfx.errors import TokenizerFileError
 from tokfx.limits import (MAX_CHARSMAP_BYTES, MAX_CHARSMAP_DECODED_BYTES, MAX_CHARSMAP_KEY_BYTES,
                           MAX_CHARSMAP_RULES, MAX_CHARSMAP_TRIE_NODES)
 
