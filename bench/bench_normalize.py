@@ -9,25 +9,16 @@ to build our normalizer (decoding the rules' trie). The outputs are compared, so
 only with equal results.
 """
 import argparse
-import statistics
 import time
 
 import sentencepiece
 
+from bench_pretokenize import median_seconds
 from corpora import load
 from tokfx.formats.protobuf_wire import MessageReader
 from tokfx.normalizers import SentencePieceNormalizer
 
 CORPORA = ["en_5M", "zh_5M", "ja_1M", "ko_4M"]
-
-
-def median_seconds(run, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def normalizers(rule_name: str) -> tuple[sentencepiece.SentencePieceNormalizer, SentencePieceNormalizer, float]:

@@ -67,7 +67,7 @@ class Alphabet:
             raise ValueError(f"the {self.name} alphabet takes no groups")
         if self.name in CHARACTERS:
             characters = "".join(sorted(set(self.characters)))
-            if len(characters) != len(self.characters) or not _utf8_encodable(characters):
+            if len(characters) != len(self.characters) or any("\ud800" <= c <= "\udfff" for c in characters):
                 raise ValueError("characters must be distinct and have UTF-8 forms (no surrogates)")
             object.__setattr__(self, "characters", characters)
         elif self.characters:
@@ -243,14 +243,6 @@ def check_character_coverage(alphabet: Alphabet, coverage: float | None) -> None
                          " chars and chars-cjk)")
     if isinstance(coverage, bool) or not isinstance(coverage, (int, float)) or not 0 < coverage <= 1:
         raise ValueError(f"character_coverage must be a number in (0, 1], got {coverage!r}")
-
-
-def _utf8_encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
 
 
 def parse_groups(text: str) -> tuple[int, ...]:

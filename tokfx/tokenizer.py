@@ -21,7 +21,7 @@ from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
 from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
-from tokfx.normalizers.surrogates import replace_lone_surrogates
+from tokfx.normalizers.surrogates import replace_lone_surrogates, utf8_encodable
 from tokfx.segmenters import full_segmenter_params, get_segmenter
 from tokfx.segmenters.bpe import base_symbol_ids, merges_as_ids
 from tokfx.special_tokens import check_special_tokens
@@ -296,7 +296,7 @@ class Tokenizer:
             # back until then, so that the pieces are those of the whole concatenation.
             text = held + text
             held = text[-1] if text and _is_high_surrogate(text[-1]) else ""
-            pending += _replaced_if_needed(text[:len(text) - len(held)])
+            pending += utf8_encodable(text[:len(text) - len(held)])
             cut = self.pretokenizer.safe_cut(pending, force=len(pending) > _MAX_PENDING_CHARS)
             if cut:
                 yield from self.encode(pending[:cut])
@@ -465,11 +465,3 @@ class Tokenizer:
 def _check_text(text: object) -> None:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
-
-
-def _replaced_if_needed(text: str) -> str:
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return replace_lone_surrogates(text)
