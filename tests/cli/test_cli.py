@@ -75,11 +75,27 @@ def test_inspect(tokenizer_dir):
     assert "vocab size:     300 (256 bytes + 43 merges + 1 special)" in result.stdout
 
 
+def test_train_chars_with_sentencepiece_files_and_inspect(tmp_path):
+    out = tmp_path / "spm"
+    result = run_cli("train", fixture_path("tinystories_sample.txt"), "-o", out, "--vocab-size", "330",
+                     "--alphabet", "chars", "--pattern", "sentencepiece", "--character-coverage", "1")
+    assert result.returncode == 0, result.stderr
+    assert {p.name for p in out.iterdir()} == {"tokfx.json", "tokenizer.model", "tokenizer.json"}
+    # The tokenizer has no unknown token; the .model gets one at the end, which the note says.
+    assert "<unk> added as id 330" in result.stderr
+    tok = Tokenizer.load(out)
+    assert tok.alphabet.name == "chars" and tok.decode(tok.encode(" Once  upon")) == " Once  upon"
+    shown = run_cli("inspect", out).stdout
+    assert f"alphabet:       chars, {len(tok.alphabet.characters)} characters" in shown
+
+
 @pytest.mark.parametrize("args, message", [
     (["train", "missing.txt"], "missing.txt: no such file"),
     (["train", "--vocab-size", "100"], "vocab size 100 is smaller than the alphabet (256)"),
     (["train", "--pattern", "gpt5"], "unknown pattern name 'gpt5'"),
     (["inspect", "nowhere"], "no such tokenizer file"),
+    (["train", "--character-coverage", "0.9"], "character_coverage given for the 'bytes' alphabet"),
+    (["train", "--alphabet", "chars", "--character-coverage", "2"], "character_coverage must be a number in (0, 1]"),
     (["encode", "nowhere"], "nothing to encode"),
 ])
 def test_errors_are_one_clear_line(args, message):
