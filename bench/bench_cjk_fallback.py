@@ -29,7 +29,9 @@ sentencepiece sentence): the share of the held-out characters that `chars` does 
 (they fall back to bytes), and of those the share the default remap acts on (3-byte characters
 U+4000-U+FFFF, lead bytes E4-EF); base symbols per character (tokfx.eval.metrics.base_symbols_per_char,
 the dummy U+2581 included); tokens per character and its change against `chars`; Rényi
-efficiency (alpha 2.5) of the held-out token counts over the model's vocabulary size; every
+efficiency (alpha 2.5) of the held-out token counts over the model's vocabulary size; for the
+twin, prefix symbols per remapped character (a remapped character costs 2 symbols, plus the
+prefix where the group changes within a pre-token, against 3 bytes); every
 held-out line round-trips (checked). Decode errors: `--sequences` (10,000) sequences of 64 ids
 drawn uniformly from the model's vocabulary (the same seed for every model), `decode_errors`
 summed, per sequence, and the share of sequences with any; and the same for sequences whose ids
@@ -52,7 +54,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_unigram import split  # noqa: E402
 
 import tokfx  # noqa: E402
-from tokfx.alphabet import Alphabet  # noqa: E402
+from tokfx.alphabet import H2_BASE, H3_BASE, PREFIX_BASE, Alphabet  # noqa: E402
 from tokfx.eval.metrics import base_symbols_per_char, renyi_efficiency, token_counts  # noqa: E402
 
 CJK = ("zh_5M", "ja_1M", "ko_4M")
@@ -138,6 +140,12 @@ class Row:
         self.tok_per_char = self.tokens / chars
         self.sym_per_char = sum(base_symbols_per_char(line, tok.alphabet, pattern) * len(line) for line in lines) / chars
         counts = token_counts(outputs)
+        # With a remap: prefix symbols written per remapped character (each has one h2), as
+        # token ids (the base symbols are tokens of their own, id = symbol).
+        groups = tok.alphabet.groups if tok.alphabet.name == "chars-cjk" else ()
+        remapped = sum(counts[i] for i in range(H2_BASE, H3_BASE))
+        prefixes = sum(counts[i] for i in range(PREFIX_BASE, PREFIX_BASE + len(groups)))
+        self.prefixes_per_remapped = prefixes / remapped if remapped else float("nan")
         self.renyi = renyi_efficiency(counts, tok.vocab_size)
         if id(tok) not in cache:  # uniform ids: the decode errors depend on the vocabulary only
             cache[id(tok)] = decode_error_stats(tok, random_sequences(tok.vocab_size, sequences))
@@ -227,7 +235,8 @@ def report_remap(rows: list[Row]) -> None:
     print(f"{'':27s}remap (twin) vs chars: tokens {100 * (twin.tok_per_char / chars.tok_per_char - 1):+.2f} %, base"
           f" symbols {100 * (twin.sym_per_char / chars.sym_per_char - 1):+.2f} %, Rényi {twin.renyi - chars.renyi:+.4f},"
           f" decode errors per sequence {chars.errors_per_seq:.3f} -> {twin.errors_per_seq:.3f} (uniform ids),"
-          f" {chars.unigram_errors_per_seq:.3f} -> {twin.unigram_errors_per_seq:.3f} (unigram ids)")
+          f" {chars.unigram_errors_per_seq:.3f} -> {twin.unigram_errors_per_seq:.3f} (unigram ids);"
+          f" {twin.prefixes_per_remapped:.2f} prefix symbols per remapped character")
 
 
 def main() -> None:
