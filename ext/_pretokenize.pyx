@@ -496,6 +496,21 @@ cdef Py_ssize_t space_digit_piece_end(const unsigned char* s, Py_ssize_t n, Py_s
     return byte_run_end(s, n, p, True, True)
 
 
+cdef inline bint is_meta_space(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """U+2581 (E2 96 81) at i: sentencepiece's space. E2 is never a continuation byte, so a match
+    is always a whole character."""
+    return i + 2 < n and s[i] == 0xE2 and s[i + 1] == 0x96 and s[i + 2] == 0x81
+
+
+cdef Py_ssize_t sentencepiece_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # \u2581*[^\u2581]+|\u2581+
+    while is_meta_space(s, n, p):
+        p += 3
+    while p < n and not is_meta_space(s, n, p):
+        p += 1
+    return p
+
+
 cdef Py_ssize_t none_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     # [\s\S]+
     return n
@@ -504,7 +519,7 @@ cdef Py_ssize_t none_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
 # ---------------------------------------------------------------------------------------------
 # Public API
 
-cdef PieceEnd MATCHERS[10]
+cdef PieceEnd MATCHERS[11]
 MATCHERS[0] = gpt2_piece_end
 MATCHERS[1] = cl100k_piece_end
 MATCHERS[2] = llama3_piece_end
@@ -515,8 +530,10 @@ MATCHERS[6] = space_piece_end
 MATCHERS[7] = digit_piece_end
 MATCHERS[8] = space_digit_piece_end
 MATCHERS[9] = none_piece_end
+MATCHERS[10] = sentencepiece_piece_end
 _MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3, "firstspace": 4,
-                       "firstspace-digit": 5, "space": 6, "digit": 7, "space-digit": 8, "none": 9}
+                       "firstspace-digit": 5, "space": 6, "digit": 7, "space-digit": 8, "none": 9,
+                       "sentencepiece": 10}
 FAST_PATTERNS = frozenset(_MATCHER_OF_PATTERN)
 
 

@@ -83,3 +83,30 @@ def test_character_coverage_is_checked():
         tokfx.train(TEXTS, vocab_size=300, alphabet="chars", character_coverage=1.5)
     with pytest.raises(ValueError, match="smaller than the alphabet .*characters"):
         tokfx.train(TEXTS, vocab_size=260, alphabet="chars", character_coverage=1.0)
+
+
+def test_every_split_merges_is_linear_in_a_long_tokens_length():
+    # A line of distinct characters learned to the end: each token is the previous one plus a
+    # character, so a quadratic walk over 3,000 tokens of up to 3,000 symbols would take seconds.
+    alphabet = Alphabet("chars", characters="".join(chr(0x4E00 + k) for k in range(3000)))
+    base = alphabet.char_base
+    tokens = [alphabet.token([s]) for s in range(alphabet.size)]
+    chain = []
+    for k in range(1, 3000):
+        tokens.append(tuple(range(base, base + k + 1)))
+        chain.append(len(tokens) - 1)
+    merges = every_split_merges(tokens, chain)
+    # The token of k+1 symbols splits into the one of k symbols + a character, and into a
+    # character + ... only when that suffix is a token (never, past the first).
+    assert merges[:3] == [(base, base + 1, chain[0]), (chain[0], base + 2, chain[1]), (chain[1], base + 3, chain[2])]
+    assert len(merges) == len(chain)
+
+
+def test_a_learned_unk_piece_does_not_collide_with_the_exported_unknown_piece(tmp_path):
+    spm = pytest.importorskip("sentencepiece")
+    tok = tokfx.train(["x<unk> y<unk>"] * 50, vocab_size=272, alphabet="chars", pattern="sentencepiece",
+                      special_tokens=[])
+    note = tok.save(tmp_path)
+    assert "<unk1> added" in note
+    processor = spm.SentencePieceProcessor(model_file=str(tmp_path / "tokenizer.model"))
+    assert processor.encode("x<unk> y") == tok.encode("x<unk> y")

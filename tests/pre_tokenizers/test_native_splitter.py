@@ -58,6 +58,7 @@ EDGE_CASES = [
     "ǅungla", "ʰʰa", "中文字符", "한국어 텍스트", "カタカナ ひらがな", "😀😀 a😀", "𝐀𝐁𝐜",
     "...\n/\n", "a/\n/b", "!!\r\n", " !!", " ,\n", "a\x0b\x0cb", "\x85a", "\xa0a", "a\u2028\u2029",
     "\x1c\x1d\x1e\x1f", "\x00a",
+    "\u2581", "\u2581\u2581a\u2581b\u2581\u2581", "a\u2581", "\u2581\u2581", "a\u2581\u2581 \u2581中",  # sentencepiece's space
 ]
 
 
@@ -81,7 +82,7 @@ def test_every_code_point(name, separator):
 # One character of each kind the patterns tell apart: letters of every case category, marks,
 # numbers, kinds of whitespace, the contraction letters (and ſ, which `(?i)s` matches), "/".
 KINDS = ["a", "A", "ǅ", "ʰ", "中", "\u0301", "\u0903", "1", "٣", "Ⅻ", "½", " ", "\t", "\n", "\r",
-         "\u3000", "\x85", "'", "s", "S", "ſ", "l", "L", "e", "v", "/", ".", "😀"]
+         "\u3000", "\x85", "'", "s", "S", "ſ", "l", "L", "e", "v", "/", ".", "😀", "\u2581"]
 FEWER_KINDS = ["a", "A", "ǅ", "ʰ", "中", "\u0301", "1", " ", "\t", "\n", "\r", "'", "s", "l", "/", "."]
 
 

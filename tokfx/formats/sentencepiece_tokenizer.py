@@ -124,8 +124,12 @@ def sentencepiece_model(tokenizer) -> tuple[SentencePieceModel, str | None]:
             pieces.append(Piece(text, score, "normal"))
     note = None
     if not any(p.type == "unknown" for p in pieces):
-        pieces.append(Piece(UNKNOWN_PIECE, 0.0, "unknown"))
-        note = (f"sentencepiece needs an unknown piece: {UNKNOWN_PIECE} added as id {len(pieces) - 1},"
+        # Named apart from every piece: sentencepiece refuses a name given twice (a text's own
+        # "<unk>" learned as a piece).
+        taken = {p.piece for p in pieces}
+        name = next(n for n in (UNKNOWN_PIECE, *(f"<unk{k}>" for k in range(1, len(pieces) + 2))) if n not in taken)
+        pieces.append(Piece(name, 0.0, "unknown"))
+        note = (f"sentencepiece needs an unknown piece: {name} added as id {len(pieces) - 1},"
                 " which encoding never produces")
     normalizer = tokenizer.normalizer
     spec = NormalizerSpec(normalizer.name, normalizer.charsmap, normalizer.add_dummy_prefix,
