@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 import tokfx
 from tokfx.alphabet import Alphabet
+from tokfx.reference.bpe_encode import every_split_merges as reference_every_split_merges
 from tokfx.segmenters.bpe import every_split_merges
 
 TEXTS = ["the cat sat on the mat", "众人唤众人 the mat", "認識 the cat 😀", "naïve café", "the the the"] * 20
@@ -110,3 +111,13 @@ def test_a_learned_unk_piece_does_not_collide_with_the_exported_unknown_piece(tm
     assert "<unk1> added" in note
     processor = spm.SentencePieceProcessor(model_file=str(tmp_path / "tokenizer.model"))
     assert processor.encode("x<unk> y") == tok.encode("x<unk> y")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=6).map(tuple), min_size=1, max_size=40),
+       st.data())
+def test_every_split_merges_equals_the_twin(tokens, data):
+    tokens = [None if data.draw(st.booleans()) and k % 5 == 0 else t for k, t in enumerate(tokens)]
+    chosen = data.draw(st.lists(st.sampled_from([k for k, t in enumerate(tokens) if t is not None] or [0])))
+    chosen = [k for k in chosen if tokens[k] is not None]
+    assert every_split_merges(tokens, chosen) == reference_every_split_merges(tokens, chosen)

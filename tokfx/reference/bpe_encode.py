@@ -58,3 +58,20 @@ def encode_piece_with_demolition(piece: bytes, merges: list[tuple[int, int, int]
     parts = {merged: (left, right) for left, right, merged in merges}
     expanded = encode_piece(piece, merges, symbol_ids, cjk_groups)
     return [model_ids[t] for token in expanded for t in demolish(token, parts, scaffold)]
+
+
+def every_split_merges(tokens, merged_in_order) -> list[tuple[int, int, int]]:
+    """Every split of each token of merged_in_order into two tokens (None tokens are never
+    parts; of two tokens with the same symbols the lower id): (left, right, merged), in order,
+    leftmost split first."""
+    ids = {}
+    for token_id, token in enumerate(tokens):
+        if token is not None:
+            ids.setdefault(tuple(token), token_id)
+    merges = []
+    for merged in merged_in_order:
+        token = tuple(tokens[merged])
+        for k in range(1, len(token)):
+            if token[:k] in ids and token[k:] in ids:
+                merges.append((ids[token[:k]], ids[token[k:]], merged))
+    return merges
