@@ -64,6 +64,10 @@ cdef class PathSegmenter:
     cdef list _id_objects  # id_list.id_objects
     cdef vector[double] _scores  # likelihood: the log probability of each token id
     cdef bint _float32  # likelihood: path scores summed in float32 (sentencepiece's arithmetic)
+    # float32: the path score so far, carried from piece to piece within one encode_pieces call,
+    # as sentencepiece's Viterbi runs over the whole text (float32 rounding depends on it, so
+    # pieces are not cached then).
+    cdef double _running
     cdef Best _best
     # Of the reversed tokens, but for greedy. Last: its 4 KB root table between the header and
     # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
@@ -114,9 +118,11 @@ cdef class PathSegmenter:
             return greedy(symbols, n, &self._trie, self._max_width, &self._out)
         if self._mode == LIKELIHOOD:
             viterbi(symbols, n, &self._trie, self._scores.data(), self._max_width, False, &self._best,
-                    self._float32)
+                    self._float32, self._running)
             if viterbi_tokens(n, &self._best, &self._out) < 0:
                 raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+            if self._float32:
+                self._running = self._best.score[n - 1]
             return 0
         state = piece_seed(self._seed, symbols, n) if self._mode == RANDOM else 0
         forward(symbols, n, &self._trie, self._max_width, self._mode, &state, &self._paths)
@@ -128,6 +134,7 @@ cdef class PathSegmenter:
     def segment(self, const int32_t[::1] symbols):
         """The token ids of one piece given as base symbols."""
         self._out.clear()
+        self._running = 0.0
         if symbols.shape[0]:
             self._segment_into_out(&symbols[0], symbols.shape[0])
         return ids_as_list(self._out, self._id_objects)
@@ -144,11 +151,12 @@ cdef class PathSegmenter:
         cdef CacheSlot* slot
         cdef bint cached
         self._out.clear()
+        self._running = 0.0
         for k in range(ends.shape[0]):
             end = ends[k]
             if end < start or end > size:
                 raise ValueError(f"ends[{k}] = {end} is not in [{start}, {size}]")
-            cached = cacheable(&self._cache, end - start)
+            cached = not self._float32 and cacheable(&self._cache, end - start)
             if cached:
                 h = hash_piece(text + start, end - start)
                 slot = cache_slot(&self._cache, text + start, end - start, h)

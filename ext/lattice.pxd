@@ -41,11 +41,12 @@ cdef inline double log_sum_exp(double x, double y) noexcept nogil:
 
 cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* reversed_trie,
                         const double* scores, int max_width, bint skip_whole, Best* best,
-                        bint float32=False) except -1:
+                        bint float32=False, double start=0.0) except -1:
     """The most likely paths of symbols[:n]; with skip_whole, no path is the single token of
     all n symbols (the alternative segmentation of a token, for pruning). With float32, path
     scores are float32 sums of float32 scores, as sentencepiece adds them: a permutation of the
-    same tokens then scores differently, and the rounding, not the tie rule, chooses."""
+    same tokens then scores differently, and the rounding, not the tie rule, chooses. `start`:
+    the score the paths start from (a running sum carried over from the pieces before)."""
     cdef Py_ssize_t e, w
     cdef int32_t node, token, chosen_width, chosen_token
     cdef double score, top, before
@@ -71,7 +72,7 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* 
             else:
                 if skip_whole and e == n - 1:
                     continue
-                before = 0.0
+                before = start
             if float32:
                 score = <float>(<float>before + <float>scores[token])
             else:

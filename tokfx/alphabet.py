@@ -234,6 +234,15 @@ class Alphabet:
 BYTES = Alphabet("bytes")
 
 
+def fallback_byte_scores(scores: Sequence[float]) -> list[float]:
+    """Scores of the 256 fallback bytes for a Unigram over a chars alphabet, given the other
+    tokens' `scores`, so that an uncovered character costs what it costs in sentencepiece: one
+    unknown node of float32(min score - 10) (its kUnkPenalty), here on the character's first
+    byte, its continuation bytes (0x80-0xBF) scoring 0, which leaves a float32 sum unchanged."""
+    unknown = struct.unpack("f", struct.pack("f", struct.unpack("f", struct.pack("f", min(scores)))[0] - 10.0))[0]
+    return [0.0 if 0x80 <= b < 0xC0 else unknown for b in range(256)]
+
+
 def check_character_coverage(alphabet: Alphabet, coverage: float | None) -> None:
     """A coverage (None: the default) for a chars alphabet only, a number in (0, 1]."""
     if coverage is None:

@@ -10,6 +10,7 @@ from conftest import ends_of
 from segmentation_cases import all_segmentations, segment_spans, vocab_and_text
 from tokfx._path_segment import PathSegmenter
 from tokfx.reference import path_segment as ref
+from tokfx.reference.unigram import viterbi
 
 @settings(max_examples=400, deadline=None)
 @given(vocab_and_text())
@@ -121,6 +122,27 @@ def test_float32_sums_choose_between_permutations_as_their_rounding_says():
                                              float_bits=bits)] == ids
     with pytest.raises(ValueError, match="float_bits"):
         PathSegmenter(tokens, "likelihood", scores=scores, float_bits=16)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(b"abc"), min_size=1, max_size=4).map(bytes), min_size=1, max_size=12),
+       st.lists(st.floats(-9.0, -0.1), min_size=12, max_size=12),
+       st.lists(st.sampled_from([b"x", b"xab", b"xa", b"xxb", b"xcc", b"x", b"xb"]), min_size=1, max_size=12))
+def test_float32_carries_the_running_sum_across_pieces_as_one_whole_text(learned, scores, pieces):
+    # Pieces start at each x, and no token holds an x after another symbol: the pieces' paths
+    # with the sum carried over are the whole text's (sentencepiece's Viterbi over a text), and
+    # the twin's viterbi chained through `start` agrees.
+    tokens = [[b] for b in range(256)] + [list(t) for t in dict.fromkeys(learned)] + [list(b"xa"), list(b"xab")]
+    token_scores = [-12.0] * 256 + [scores[k % len(scores)] for k in range(len(tokens) - 256)]
+    segmenter = PathSegmenter(tokens, "likelihood", scores=token_scores, float_bits=32)
+    data = b"".join(pieces)
+    per_piece = segmenter.encode_pieces(data, ends_of(pieces))
+    assert per_piece == segmenter.encode_pieces(data, ends_of([data]))
+    chained, running = [], 0.0
+    for piece in pieces:
+        running, found = viterbi(list(piece), tokens, token_scores, 16, float32=True, start=running)
+        chained += [t for _, _, t in found]
+    assert per_piece == chained
 
 
 def test_likelihood_takes_the_most_likely_path_not_the_fewest_tokens():

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from tokfx.alphabet import Alphabet
+from tokfx.alphabet import Alphabet, fallback_byte_scores
 from tokfx.formats.sentencepiece_model import NormalizerSpec, Piece, SentencePieceModel
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.normalizers.sentencepiece import SentencePieceNormalizer
@@ -47,12 +47,12 @@ def tokenizer_args(model: SentencePieceModel, source: str) -> dict:
     single = "".join(p.piece for p in model.pieces if p.type == "normal" and len(p.piece) == 1)
     alphabet = Alphabet("chars", characters=single)
     tokens, special, control, scores = [], {}, {}, []
-    normal_scores = [p.score for p in model.pieces if p.type == "normal"] or [0.0]
+    byte_scores = fallback_byte_scores([p.score for p in model.pieces if p.type == "normal"] or [0.0])
     for i, (text, score, kind) in enumerate(model.pieces):
         field = f"pieces[{i}]"
         if kind == "byte":
             tokens.append((int(text[3:5], 16),))
-            scores.append(min(normal_scores) - 10)  # any: a byte only ever spells an uncovered character
+            scores.append(byte_scores[tokens[-1][0]])
             continue
         if kind == "normal":
             outside = next((c for c in text if c not in alphabet.characters), None)

@@ -21,6 +21,7 @@ import numpy as np
 
 from tokfx._ngrams import top_ngram_counts
 from tokfx._unigram import alternatives, e_step, viterbi_counts
+from tokfx.alphabet import fallback_byte_scores
 from tokfx.models.base import Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.progress import Progress
@@ -178,11 +179,16 @@ class UnigramTrainer(Trainer):
         params = {"vocab_size": target.vocab_size, "seed_size": p.seed_size,
                   "shrinking_factor": p.shrinking_factor, "em_iterations": p.em_iterations,
                   "max_width": p.max_width}
-        # Over characters, the sentencepiece family: Viterbi sums scores in float32 as it does.
-        float_bits = 32 if alphabet.characters else 64
+        ordered = [scores[i] for i in ids]
+        float_bits = 64
+        if alphabet.characters:
+            # The sentencepiece family: Viterbi sums in float32, and an uncovered character
+            # costs sentencepiece's unknown score, as it does there.
+            float_bits = 32
+            ordered[:256] = fallback_byte_scores(ordered[alphabet.char_base:])
         return Model([alphabet.token(tokens[i]) for i in ids], params, segmenter="likelihood",
                      segmenter_params={"max_width": p.max_width, "float_bits": float_bits},
-                     scores=[scores[i] for i in ids])
+                     scores=ordered)
 
 
 @dataclass

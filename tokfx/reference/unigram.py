@@ -31,10 +31,11 @@ def _f32(x: float) -> float:
 
 
 def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: int = 16,
-            skip_whole: bool = False, float32: bool = False) -> tuple[float, list[tuple[int, int, int]]] | None:
+            skip_whole: bool = False, float32: bool = False,
+            start: float = 0.0) -> tuple[float, list[tuple[int, int, int]]] | None:
     """(score, [(start, end exclusive, token id)]) of the most likely segmentation, the longest
     last token winning ties at each end position; None when there is none. float32: path
-    scores summed in float32, as sentencepiece sums them."""
+    scores summed in float32, as sentencepiece sums them; paths start from `start`."""
     ids = token_ids(tokens)
     n = len(symbols)
     best: list[tuple[float, int, int] | None] = []
@@ -51,7 +52,7 @@ def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: 
             elif skip_whole and e == n - 1:
                 continue
             else:
-                before = 0.0
+                before = start
             score = _f32(_f32(before) + _f32(scores[t])) if float32 else before + scores[t]
             if chosen is None or score >= chosen[0]:
                 chosen = (score, w, t)
@@ -63,7 +64,7 @@ def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: 
         _, w, t = best[e]
         out.append((e - w + 1, e + 1, t))
         e -= w
-    return (best[-1][0] if n else 0.0), out[::-1]
+    return (best[-1][0] if n else start), out[::-1]
 
 
 def forward_backward(symbols: Sequence[int], tokens, scores: Sequence[float],

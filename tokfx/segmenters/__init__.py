@@ -13,7 +13,9 @@ its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
   probabilities (Viterbi; a Unigram vocabulary's `scores`), the longest last token winning ties.
   Params: `max_width`, and `float_bits`: 64 (path scores summed in float64, as Hugging Face
   tokenizers does) or 32 (in float32, as sentencepiece does; a permutation of the same tokens
-  then scores differently and the rounding chooses).
+  then scores differently and the rounding chooses). With 32 the running sum is carried from
+  piece to piece of one text, as sentencepiece's Viterbi runs over the whole text, and pieces
+  are not cached.
 """
 from __future__ import annotations
 
