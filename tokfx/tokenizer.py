@@ -39,7 +39,9 @@ def _is_high_surrogate(char: str) -> bool:
 
 
 class Tokenizer:
-    """A tokenizer over an alphabet of base symbols (`tokfx.alphabet`: bytes or cjk).
+    """A tokenizer over an alphabet of base symbols (`tokfx.alphabet`: bytes, cjk, chars,
+    chars-cjk), with an optional normalizer (`tokfx.normalizers`; the sentencepiece pattern
+    implies one) and optional control tokens (never encoded, decoded as nothing).
 
     Ids: every id in `0..vocab_size-1` names one token, a sequence of base symbols: bytes for
     the byte alphabet, a tuple of symbol ids for cjk (whose bytes come from decoding). A
