@@ -221,7 +221,7 @@ class Alphabet:
         found = character_counts(b"".join(pieces), array("q", accumulate(map(len, pieces))),
                                  array("q", counts.values()))
         # sentencepiece holds the coverage as a float32 and compares the share covered with it.
-        coverage = struct.unpack("f", struct.pack("f", coverage))[0]
+        coverage = _float32(coverage)
         total, covered, chosen = sum(found.values()), 0, []
         for code_point, count in sorted(found.items(), key=lambda item: (-item[1], item[0])):
             if covered / total >= coverage:
@@ -239,8 +239,13 @@ def fallback_byte_scores(scores: Sequence[float]) -> list[float]:
     tokens' `scores`, so that an uncovered character costs what it costs in sentencepiece: one
     unknown node of float32(min score - 10) (its kUnkPenalty), here on the character's first
     byte, its continuation bytes (0x80-0xBF) scoring 0, which leaves a float32 sum unchanged."""
-    unknown = struct.unpack("f", struct.pack("f", struct.unpack("f", struct.pack("f", min(scores)))[0] - 10.0))[0]
+    unknown = _float32(_float32(min(scores)) - 10.0)
     return [0.0 if 0x80 <= b < 0xC0 else unknown for b in range(256)]
+
+
+def _float32(x: float) -> float:
+    """x rounded to a float32, as sentencepiece holds its numbers."""
+    return struct.unpack("f", struct.pack("f", x))[0]
 
 
 def check_character_coverage(alphabet: Alphabet, coverage: float | None) -> None:

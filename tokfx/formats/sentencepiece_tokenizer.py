@@ -24,13 +24,10 @@ import re
 from tokfx.alphabet import Alphabet, fallback_byte_scores
 from tokfx.formats.sentencepiece_model import NormalizerSpec, Piece, SentencePieceModel
 from tokfx.formats.untrusted import TokenizerFileError
-from tokfx.normalizers.sentencepiece import SentencePieceNormalizer
+from tokfx.normalizers.sentencepiece import SPACE_SYMBOL, SentencePieceNormalizer
 from tokfx.segmenters.bpe import every_split_merges
 
-_SPACE = "\u2581"
-_PREFIX_SPACES_ONLY = re.compile(f"{_SPACE}*[^{_SPACE}]*")
-# What a reserved piece becomes: a control token (never produced by encoding).
-_CONTROL_KINDS = ("control", "unknown", "unused")
+_PREFIX_SPACES_ONLY = re.compile(f"{SPACE_SYMBOL}*[^{SPACE_SYMBOL}]*")
 UNKNOWN_PIECE = "<unk>"
 
 
