@@ -1,43 +1,34 @@
-"""CountPretokens: documents -> one {pre-token bytes: count} dict, ready for a single reducer.
+"""CountPretokens: documents -> one {pre-token bytes: count} CountTable, ready for a single reducer.
 
-Each bundle counts into a local dict and, in `finish_bundle` (or sooner, once the dict holds
+Each bundle counts into a local CountTable (tokfx._count_table: native memory, some 50 bytes a
+pre-token, pickled as three flat buffers) and, in `finish_bundle` (or sooner, once it holds
 `FLUSH_ENTRIES` keys, so that a worker's table stays bounded however large its bundle), emits it
-cut into `PARTS` parts by a stable hash of the pre-token: a few dozen elements per bundle, not
-one per distinct pre-token (Beam's per-element cost was five times the counting itself). `CombinePerKey` adds
-up each part's dicts on its own reducer, so the summing spreads over workers; pruning by
-`min_count` happens per part, and the funnel joins the disjoint parts, keeping only the
-`max_pretokens` most frequent, trimming as it merges.
+cut into `PARTS` parts by a fixed hash of the pre-token: a few dozen elements per bundle, not
+one per distinct pre-token (Beam's per-element cost was five times the counting itself).
+`CombinePerKey` adds up each part's tables on its own reducer, so the summing spreads over
+workers; pruning by `min_count` happens per part, and the funnel joins the disjoint parts,
+keeping only the `max_pretokens` most frequent, trimming as it merges.
 """
 from __future__ import annotations
 
 import time
 
 import apache_beam as beam
-import mmh3
 from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindow
 from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
-from tokfx.counting.tables import most_frequent
+from tokfx._count_table import CountTable
 from tokfx.counting.texts import count_lines_into
 from tokfx.pre_tokenizers import PreTokenizer
 
 # Reducers that the summing spreads over; enough for a cluster, few enough that a bundle's
 # parts stay large.
 PARTS = 64
-# A bundle's dict is emitted once it holds this many keys (some 100 MB of Python dict): the
-# local runner gives a worker one bundle for all its read tasks.
+# A bundle's table is emitted once it holds this many keys (some 50 MB): the local runner gives
+# a worker one bundle for all its read tasks.
 FLUSH_ENTRIES = 1 << 20
-
-
-def split_counts(counts: dict[bytes, int], parts: int = PARTS) -> dict[int, dict[bytes, int]]:
-    """`counts` cut into disjoint parts by a hash of the pre-token, the same on every worker."""
-    split: dict[int, dict[bytes, int]] = {}
-    for pretoken, count in counts.items():
-        part = mmh3.hash(pretoken, 0, signed=False) % parts
-        split.setdefault(part, {})[pretoken] = count
-    return split
 
 
 class _CountInBundle(beam.DoFn):
@@ -53,7 +44,7 @@ class _CountInBundle(beam.DoFn):
             else self.pretokenizer.count_into
 
     def start_bundle(self):
-        self.counts: dict[bytes, int] = {}
+        self.counts = CountTable()
 
     def process(self, doc):
         start = time.perf_counter()
@@ -67,27 +58,28 @@ class _CountInBundle(beam.DoFn):
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
 
     def _emit(self):
-        self.units.inc(sum(self.counts.values()))
-        yield from split_counts(self.counts).items()
-        self.counts = {}
+        self.units.inc(self.counts.total())
+        for part, counts in enumerate(self.counts.split(PARTS)):
+            if counts:
+                yield part, counts
+        self.counts = CountTable()
 
 
 class _SumCounts(beam.CombineFn):
-    """{pretoken: count} dicts -> their sum."""
+    """CountTables -> their sum."""
 
     def create_accumulator(self):
-        return {}
+        return CountTable()
 
     def add_input(self, acc, counts):
-        for pretoken, count in counts.items():
-            acc[pretoken] = acc.get(pretoken, 0) + count
+        acc.update(counts)
         return acc
 
     def merge_accumulators(self, accumulators):
         accumulators = iter(accumulators)
         merged = next(accumulators)
         for acc in accumulators:
-            self.add_input(merged, acc)
+            merged.update(acc)
         return merged
 
     def extract_output(self, acc):
@@ -95,7 +87,7 @@ class _SumCounts(beam.CombineFn):
 
 
 class _JoinParts(beam.CombineFn):
-    """Dicts with disjoint pretokens (the parts) -> one dict, at most `limit` entries.
+    """CountTables with disjoint pretokens (the parts) -> one table, at most `limit` entries.
 
     Trimming a part to its top `limit` loses nothing: every key is in one part only, so the
     global top `limit` is among the union of the parts' tops.
@@ -104,37 +96,33 @@ class _JoinParts(beam.CombineFn):
     def __init__(self, limit: int | None):
         self.limit = limit
 
-    def _trim(self, counts: dict) -> dict:
+    def _trim(self, counts: CountTable) -> CountTable:
         if self.limit is not None and len(counts) > 2 * self.limit:
-            return most_frequent(counts, self.limit)
+            return counts.most_frequent(self.limit)
         return counts
 
     def create_accumulator(self):
-        return {}
+        return CountTable()
 
     def add_input(self, acc, part):
         acc.update(part)
         return self._trim(acc)
 
     def merge_accumulators(self, accumulators):
-        merged: dict[bytes, int] = {}
+        merged = CountTable()
         for acc in accumulators:
             merged.update(acc)
             merged = self._trim(merged)
         return merged
 
     def extract_output(self, acc):
-        return most_frequent(acc, self.limit) if self.limit is not None else acc
-
-
-def _at_least(counts: dict[bytes, int], min_count: int) -> dict[bytes, int]:
-    return counts if min_count <= 1 else {k: v for k, v in counts.items() if v >= min_count}
+        return acc.most_frequent(self.limit) if self.limit is not None else acc
 
 
 class CountPretokens(beam.PTransform):
-    """Documents -> a single element: the {pretoken: count} dict that training starts from.
+    """Documents -> a single element: the {pretoken: count} CountTable that training starts from.
 
-    With `lines`, the {line: count} dict instead (tokfx.counting.texts.count_lines_into: what SaGe's
+    With `lines`, the {line: count} table instead (tokfx.counting.texts.count_lines_into: what SaGe's
     context="line" trains on besides the pre-tokens); `min_count` and `max_pretokens` then do
     not apply."""
 
@@ -149,11 +137,11 @@ class CountPretokens(beam.PTransform):
         parts = (documents
                  | "CountInBundle" >> beam.ParDo(_CountInBundle(self.pattern, self.special_tokens, self.lines))
                  | "Sum" >> beam.CombinePerKey(_SumCounts())
-                 | "MinCount" >> beam.Map(lambda kv, n: _at_least(kv[1], n), self.min_count))
+                 | "MinCount" >> beam.Map(lambda kv, n: kv[1].at_least(n), self.min_count))
         # An empty part makes the funnel's output exist for an empty corpus too. (The default
         # value CombineGlobally would add instead goes through a side input, whose cache sizes
         # the whole counts dict object by object: 0.25 s per 60,000 pre-tokens.)
-        empty = documents.pipeline | "EmptyPart" >> beam.Create([{}])
+        empty = documents.pipeline | "EmptyPart" >> beam.Create([CountTable()])
         return ((parts, empty)
                 | "AllParts" >> beam.Flatten()
                 | "Funnel" >> beam.CombineGlobally(_JoinParts(self.max_pretokens)).without_defaults())

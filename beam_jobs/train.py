@@ -1,8 +1,8 @@
-"""TrainVocab: the one {pretoken: count} dict (and, for SaGe's context="line", the one
-{line: count} dict) -> a trained tokenizer, saved to a directory.
+"""TrainVocab: the one {pretoken: count} CountTable (and, for SaGe's context="line", the one
+{line: count} table) -> a trained tokenizer, saved to a directory.
 
-Runs in one reducer. The counts are sorted first, so the trainer sees the same input whatever
-order the workers delivered them in. Emits the tokenizer as a TokenizerFile, for the steps
+Runs in one reducer. The counts are sorted first (in place: the table is this step's alone), so
+the trainer sees the same input whatever order the workers delivered them in. Emits the tokenizer as a TokenizerFile, for the steps
 after it.
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from tokfx._count_table import CountTable
 from tokfx.models.training import train
 from beam_jobs.files import publish
 from beam_jobs.records import TokenizerFile
@@ -24,12 +25,13 @@ from beam_jobs.records import TokenizerFile
 log = logging.getLogger(__name__)
 
 
-def _train_and_save(counts: dict, output_dir: str, settings: dict, lines: dict | None = None):
+def _train_and_save(counts: CountTable, output_dir: str, settings: dict, lines: CountTable | None = None):
     start = time.perf_counter()
+    counts.sort()
     # The lines need no sort here: SaGe orders them itself (tokfx.models.sage.pieces.line_pieces).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tokenizer = train(dict(sorted(counts.items())), lines=lines, **settings)
+        tokenizer = train(counts, lines=lines, **settings)
     for warning in caught:  # on a worker too, where a warning would go to its stderr unformatted
         log.warning("warning: %s", warning.message)
     with tempfile.TemporaryDirectory() as local:
@@ -48,7 +50,7 @@ class TrainVocab(beam.PTransform):
     def __init__(self, output_dir: str, keywords: dict, *, progress: bool = False, lines=None):
         """keywords: `tokfx.train`'s (algorithm, vocab_size, special_tokens, ..., the
         algorithm's own params, segmenter; tokfx.cli.flags.training_keywords). lines: with
-        context="line", the PCollection of the one {line: count} dict
+        context="line", the PCollection of the one {line: count} table
         (CountPretokens(lines=True))."""
         super().__init__()
         self.output_dir, self.lines = output_dir, lines

@@ -26,6 +26,7 @@ from functools import cached_property
 from itertools import accumulate
 
 from tokfx._alphabet import character_counts, decode_symbols, map_pieces, prefix_table
+from tokfx._count_table import packed_counts
 
 DEFAULT_CJK_GROUPS = (0x39, 0x3A, 0x3B)
 CJK_GROUP_RANGE = range(0x38, 0x3C)  # the groups of lead bytes E0-EF
@@ -162,9 +163,10 @@ class Alphabet:
     def map_pieces(self, data: bytes, ends) -> tuple[array, array]:
         """Base symbols of the pieces data[ends[k-1]:ends[k]]: (int32 symbols, int64 offsets),
         piece k being symbols[offsets[k]:offsets[k + 1]]."""
+        ends = ends if isinstance(ends, array) and ends.typecode == "q" else array("q", ends)
         if self.name == "bytes":
-            return _as_int32_symbols(data), array("q", [0, *ends])
-        return map_pieces(data, array("q", ends), self._prefix_ids, self._char_ids, self.size)
+            return _as_int32_symbols(data), array("q", [0]) + ends
+        return map_pieces(data, ends, self._prefix_ids, self._char_ids, self.size)
 
     @property
     def symbol_map(self) -> dict:
@@ -217,9 +219,7 @@ class Alphabet:
         if self.name not in CHARACTERS:
             raise ValueError(f"the {self.name} alphabet has no characters to choose")
         check_character_coverage(self, coverage)
-        pieces = list(counts)
-        found = character_counts(b"".join(pieces), array("q", accumulate(map(len, pieces))),
-                                 array("q", counts.values()))
+        found = character_counts(*packed_counts(counts))
         # sentencepiece holds the coverage as a float32 and compares the share covered with it.
         coverage = _float32(coverage)
         total, covered, chosen = sum(found.values()), 0, []

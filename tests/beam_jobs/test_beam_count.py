@@ -48,8 +48,13 @@ def test_a_bundle_that_outgrows_its_table_emits_it_and_counts_on(texts, monkeypa
     # A flush every 100 distinct pre-tokens: many partial tables, the same sum.
     monkeypatch.setattr(beam_jobs.count, "FLUSH_ENTRIES", 100)
     emitted = []
-    split = beam_jobs.count.split_counts
-    monkeypatch.setattr(beam_jobs.count, "split_counts", lambda counts: emitted.append(len(counts)) or split(counts))
+    emit = beam_jobs.count._CountInBundle._emit
+
+    def recorded_emit(self):
+        emitted.append(len(self.counts))
+        yield from emit(self)
+
+    monkeypatch.setattr(beam_jobs.count._CountInBundle, "_emit", recorded_emit)
     expected = tokfx.count_pretokens(texts, special_tokens=[EOT])
     assert len(expected) > 10 * 100
     with _pipeline() as p:

@@ -6,6 +6,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 import tokfx
 from beam_jobs.train import TrainVocab
+from tokfx._count_table import CountTable
 from pipeline_corpus import EOT, paragraphs
 from tokfx.counting import count_lines
 from tokfx.formats.tokfx_json import tokenizer_hash, tokenizer_json_bytes
@@ -33,7 +34,7 @@ def test_trains_what_tokfx_train_trains_on_the_counts(texts, tmp_path):
     expected = tokfx.train(counts, **keywords)
     with test_pipeline.TestPipeline() as p:
         # The workers may deliver the counts in any order: the trainer sees the same input.
-        trained = (p | beam.Create([dict(reversed(counts.items()))])
+        trained = (p | beam.Create([CountTable(dict(reversed(counts.items())))])
                    | TrainVocab(str(tmp_path / "tok"), keywords))
         assert_that(trained | beam.Map(lambda file: (file.hash, file.json_bytes())),
                     equal_to([_file_of(expected)]))
@@ -49,9 +50,9 @@ def test_sage_trains_on_the_counts_and_the_lines(texts, tmp_path):
     # The lines matter: without them (context="pretoken") SaGe chooses other tokens.
     assert expected.tokens != tokfx.train(counts, **SAGE, context="pretoken").tokens
     with test_pipeline.TestPipeline() as p:
-        trained = (p | "Counts" >> beam.Create([counts])
+        trained = (p | "Counts" >> beam.Create([CountTable(counts)])
                    | TrainVocab(str(tmp_path / "tok"), {**SAGE, "context": "line"},
-                                lines=p | "Lines" >> beam.Create([lines])))
+                                lines=p | "Lines" >> beam.Create([CountTable(lines)])))
         assert_that(trained | beam.Map(lambda file: (file.hash, file.json_bytes())),
                     equal_to([_file_of(expected)]))
     assert (tmp_path / "tok" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)

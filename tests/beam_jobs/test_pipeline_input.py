@@ -8,7 +8,6 @@ import zstandard
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-import tokfx
 from beam_jobs.plan import plan_reads
 from beam_jobs.read import ReadTasks
 from pipeline_corpus import EOT, paragraphs, read_shards
@@ -206,19 +205,6 @@ def test_id_field_names_the_documents(tmp_path):
                for row in rows)
     [rejected] = [json.loads(x) for x in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
     assert rejected["line"] == 5 and rejected["reason"] == "no 'id' field"
-
-
-def test_counts_split_into_disjoint_parts_by_a_stable_hash():
-    from beam_jobs.count import split_counts
-    counts = tokfx.count_pretokens(paragraphs("english/pg2701_moby_dick.txt", 20_000))
-    parts = split_counts(counts, parts=8)
-    assert set(parts) <= set(range(8)) and len(parts) == 8
-    joined = {}
-    for part in parts.values():
-        assert not joined.keys() & part.keys()
-        joined.update(part)
-    assert joined == counts
-    assert split_counts(dict(reversed(counts.items())), parts=8) == parts
 
 
 def test_counting_a_corpus_with_nothing_left_writes_an_empty_counts_file(tmp_path):

@@ -8,7 +8,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from megatron_reader import read_megatron
-from tokfx.counting.tables import most_frequent
 from tokfx.formats.counts import read_counts, write_counts
 from tokfx.formats.shards.manifest import build_manifest
 from tokfx.formats.shards.files import local_opener
@@ -30,11 +29,6 @@ def test_a_parquet_file_with_other_columns_is_refused(tmp_path):
     pq.write_table(pa.table({"word": ["a"], "n": [1]}), tmp_path / "other.parquet")
     with pytest.raises(ValueError, match="pretoken: binary, count: uint64"):
         read_counts(tmp_path / "other.parquet")
-
-
-def test_most_frequent_breaks_ties_toward_the_smaller_pretoken():
-    counts = {b"b": 5, b"a": 5, b"c": 9, b"d": 1}
-    assert most_frequent(counts, 2) == {b"c": 9, b"a": 5}
 
 
 def _write(directory, name, docs, vocab_size, row_group_bytes=ROW_GROUP_BYTES):

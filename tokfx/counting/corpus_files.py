@@ -5,7 +5,7 @@ import os
 import time
 from collections.abc import Sequence
 
-from tokfx.counting.tables import add_counts
+from tokfx._count_table import CountTable
 from tokfx.counting.text_file import CorpusCounts, count_text_file
 from tokfx.counting.texts import count_lines_into
 from tokfx.formats.readers import ReadOptions, read_documents, reader_for, require_files, text
@@ -25,16 +25,16 @@ def count_corpus_files(paths: Sequence[str | os.PathLike], pattern: str = "gpt2"
     require_files(paths)
     pretokenizer = PreTokenizer(pattern, special_tokens)
     options = ReadOptions(text_field=text_field, separators=tuple(special_tokens))
-    pretokens: dict[bytes, int] = {}
-    line_counts: dict[bytes, int] | None = {} if lines else None
+    pretokens = CountTable()
+    line_counts = CountTable() if lines else None
     documents = 0
     for path in map(str, paths):
         start = time.perf_counter()
         if reader_for(path) is text.READER:
             counted = count_text_file(path, pattern, special_tokens, processes, lines, errors)
-            add_counts(pretokens, counted.pretokens)
+            pretokens.update(counted.pretokens)
             if line_counts is not None:
-                add_counts(line_counts, counted.lines)
+                line_counts.update(counted.lines)
             docs = counted.documents
         else:
             docs = 0

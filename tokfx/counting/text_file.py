@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import NamedTuple
 
-from tokfx.counting.tables import add_counts
+from tokfx._count_table import CountTable
 from tokfx.counting.texts import count_lines_into
 from tokfx.formats.documents import Rejection
 from tokfx.formats.readers.policy import FAIL, ErrorPolicy
@@ -33,8 +33,8 @@ _RANGES_PER_PROCESS = 4
 class CorpusCounts(NamedTuple):
     """What counting gives: pre-token counts, line counts (None when not counted) and the
     number of documents counted (rejected ones are not)."""
-    pretokens: dict[bytes, int]
-    lines: dict[bytes, int] | None
+    pretokens: CountTable
+    lines: CountTable | None
     documents: int
 
 
@@ -61,8 +61,8 @@ def _count_range(job: _Job, start: int, end: int) -> _RangeCounts:
     # need not look for them again.
     no_specials = SpecialTokens()
     pretokenizer = PreTokenizer(job.pattern) if job.pattern is not None else None
-    pretokens: dict[bytes, int] = {}
-    lines: dict[bytes, int] | None = {} if job.lines else None
+    pretokens = CountTable()
+    lines = CountTable() if job.lines else None
     documents, rejections = 0, []
     # A worker does not know the line its range starts at: it counts from 1, and the parent
     # adds the newlines of the ranges before.
@@ -81,8 +81,8 @@ def _count_range(job: _Job, start: int, end: int) -> _RangeCounts:
 def _add_up(job: _Job, parts: Iterable[_RangeCounts], errors: ErrorPolicy) -> CorpusCounts:
     """The ranges' counts added up in file order; each rejection goes to `errors` as it comes,
     with its line in the whole file."""
-    pretokens: dict[bytes, int] = {}
-    lines: dict[bytes, int] | None = {} if job.lines else None
+    pretokens = CountTable()
+    lines = CountTable() if job.lines else None
     documents, rejected, lines_before = 0, False, 0
     for part in parts:
         for rejection in part.rejections:
@@ -92,13 +92,13 @@ def _add_up(job: _Job, parts: Iterable[_RangeCounts], errors: ErrorPolicy) -> Co
                               else rejection._replace(line=rejection.line + lines_before))
             rejected = True
         lines_before += part.newlines
-        add_counts(pretokens, part.counts.pretokens)
+        pretokens.update(part.counts.pretokens)
         if lines is not None:
-            add_counts(lines, part.counts.lines)
+            lines.update(part.counts.lines)
         documents += part.counts.documents
     if not job.special_tokens:
         if rejected:
-            return CorpusCounts({}, {} if job.lines else None, 0)
+            return CorpusCounts(CountTable(), CountTable() if job.lines else None, 0)
         documents = 1
     return CorpusCounts(pretokens, lines, documents)
 
@@ -138,8 +138,8 @@ def count_pretokens_file(path: str | os.PathLike, pattern: str = "gpt2",
                          special_tokens: Sequence[str] = (), processes: int | None = None,
                          errors: ErrorPolicy = FAIL) -> dict[bytes, int]:
     """{pre-token: count} of a whole text file, its ranges counted in parallel processes
-    (count_text_file)."""
-    return count_text_file(path, pattern, special_tokens, processes, errors=errors).pretokens
+    (count_text_file), in order of first occurrence."""
+    return count_text_file(path, pattern, special_tokens, processes, errors=errors).pretokens.to_dict()
 
 
 def count_lines_file(path: str | os.PathLike, special_tokens: Sequence[str] = (),
@@ -149,4 +149,4 @@ def count_lines_file(path: str | os.PathLike, special_tokens: Sequence[str] = ()
     line is cut."""
     job = _Job(str(path), None, tuple(special_tokens), lines=True)
     ranges = max(1, -(-os.path.getsize(path) // range_bytes))
-    return _count_file(job, ranges, 1, errors).lines
+    return _count_file(job, ranges, 1, errors).lines.to_dict()

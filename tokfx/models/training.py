@@ -8,7 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from tokfx.alphabet import (BYTES, CHARACTERS, DEFAULT_CHARACTER_COVERAGE, Alphabet,
                             check_character_coverage)
 from tokfx.limits import MAX_TOKENS
-from tokfx.counting import count_lines, count_pretokens, count_pretokens_file
+from tokfx.counting import count_lines, count_pretokens
+from tokfx.counting.text_file import count_text_file
 from tokfx.models.base import Target, finish
 from tokfx.models.registry import get_trainer
 from tokfx.pre_tokenizers import resolve_pattern
@@ -123,6 +124,6 @@ def train_bpe(input_path: str | os.PathLike, vocab_size: int, special_tokens: Se
               progress: bool = False) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train byte-level BPE on a text file: (vocab {id: bytes}, merges [(bytes, bytes)])."""
     check_vocab_size(vocab_size, special_tokens)
-    counts = count_pretokens_file(input_path, pattern, special_tokens, processes)
+    counts = count_text_file(input_path, pattern, special_tokens, processes).pretokens
     tokenizer = train(counts, "bpe", vocab_size, special_tokens, pattern, progress=progress)
     return tokenizer.vocab, tokenizer.merges

@@ -13,8 +13,8 @@ from itertools import accumulate
 
 import regex
 
+from tokfx._count_table import count_pieces
 from tokfx._pretokenize import FAST_PATTERNS
-from tokfx._pretokenize import count_pieces as native_count
 from tokfx._pretokenize import piece_ends as native_piece_ends
 from tokfx._pretokenize import split as native_split
 from tokfx.pre_tokenizers.boundaries import is_safe_newline
@@ -115,15 +115,10 @@ class PreTokenizer:
                 out.extend(p.encode("utf-8") for p in self._user.findall(chunk))
         return out
 
-    def count_into(self, text: str, counts: dict[bytes, int]) -> None:
-        """Add the pre-token counts of `text` (special tokens left out) into `counts`."""
+    def count_into(self, text: str, counts) -> None:
+        """Add the pre-token counts of `text` (special tokens left out) into `counts`: a
+        CountTable (tokfx._count_table), or a dict of bytes -> int."""
         for chunk, special in self.chunks(text):
-            if special:
-                continue
-            if self._native:
-                native_count(chunk.encode("utf-8"), self.pattern_name, counts)
-            else:
-                for piece in self._user.findall(chunk):
-                    key = piece.encode("utf-8")
-                    counts[key] = counts.get(key, 0) + 1
-
+            if not special:
+                data = chunk.encode("utf-8")
+                count_pieces(counts, data, self.piece_ends(data))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable, Mapping
-from itertools import accumulate
 
 import numpy as np
 
 from tokfx._bpe_train import train_merges
+from tokfx._count_table import packed_counts
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.progress import QUIET, Progress
 
@@ -33,10 +33,8 @@ def packed_words(counts: Mapping[bytes, int], alphabet: Alphabet) -> tuple[array
     covered) is a word of its own: no learned token holds one, as in sentencepiece, where a
     character not covered is unknown in training and only spelled as bytes when encoding.
     """
-    # A mapping's keys and values iterate in the same order; values() spares a lookup per word.
-    words = list(counts.keys())
-    symbols, offsets = alphabet.map_pieces(b"".join(words), array("q", accumulate(map(len, words))))
-    word_counts = array("q", counts.values())
+    keys, ends, word_counts = packed_counts(counts)
+    symbols, offsets = alphabet.map_pieces(keys, ends)
     if alphabet.characters:
         return _fallback_apart(symbols, offsets, word_counts, alphabet.char_base)
     return symbols, offsets, word_counts

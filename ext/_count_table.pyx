@@ -1,0 +1,454 @@
+# distutils: language = c++
+"""CountTable: a {bytes: count} table in native memory, what counting fills and training reads.
+
+A Python dict of pre-tokens costs some 170 bytes per entry (the bytes object, its hash, the
+dict's slot) and a Python call per occurrence; this table keeps the keys in one arena, one
+32-byte entry per key and an open-addressing index of 4-byte slots, and counts a text's pieces
+without making a Python object per piece. Keys stay in order of first insertion, as a dict's.
+
+It is what the pipeline's counting stages pass between them (pickled as three flat buffers),
+and what `tokfx train FILES` counts into. Its twin is a dict: tests compare every operation
+with the dict one; `tokfx.reference.count_table` is the twin of the hash that `split` uses.
+"""
+from array import array
+from collections.abc import Mapping
+from itertools import accumulate
+
+from cpython.array cimport array as c_array, clone
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.ref cimport PyObject
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
+from libcpp.algorithm cimport sort
+from libcpp.vector cimport vector
+
+cdef extern from *:
+    """
+    #include <cstring>
+    #include <vector>
+    struct CountEntry { uint64_t hash; int64_t start; int64_t count; uint32_t length; };
+    // Byte order of the keys, then the shorter first: Python's order of bytes.
+    struct KeyBefore {
+        const unsigned char* keys;
+        const std::vector<CountEntry>* entries;
+        bool operator()(uint32_t a, uint32_t b) const {
+            const CountEntry& x = (*entries)[a];
+            const CountEntry& y = (*entries)[b];
+            size_t n = x.length < y.length ? x.length : y.length;
+            int order = n ? std::memcmp(keys + x.start, keys + y.start, n) : 0;
+            if (order != 0) return order < 0;
+            return x.length < y.length;
+        }
+    };
+    // The higher count first, then the key order: CountTable.most_frequent's rule.
+    struct MoreFrequent {
+        KeyBefore key_before;
+        bool operator()(uint32_t a, uint32_t b) const {
+            int64_t x = (*key_before.entries)[a].count, y = (*key_before.entries)[b].count;
+            if (x != y) return x > y;
+            return key_before(a, b);
+        }
+    };
+    """
+    struct CountEntry:
+        uint64_t hash
+        int64_t start  # of the key in the arena
+        int64_t count
+        uint32_t length
+    struct KeyBefore:
+        const unsigned char* keys
+        const vector[CountEntry]* entries
+    struct MoreFrequent:
+        KeyBefore key_before
+
+cdef enum:
+    FIRST_SLOTS = 64
+# Entry indices are uint32 slots (index + 1; 0 marks an empty slot).
+cdef size_t MAX_ENTRIES = 0xFFFFFFFEULL
+
+
+cdef inline uint64_t key_hash(const unsigned char* key, Py_ssize_t length) noexcept nogil:
+    """Multiply-xorshift over 8-byte words, finished with MurmurHash3's fmix64 (twin:
+    tokfx.reference.count_table.key_hash). Fixed, unlike Python's hash: `split` must send a
+    key to the same part on every worker."""
+    cdef uint64_t h = <uint64_t> length * 0x9E3779B97F4A7C15ULL, word
+    while length >= 8:
+        memcpy(&word, key, 8)
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+        h ^= h >> 31
+        key += 8
+        length -= 8
+    if length:
+        word = 0
+        while length:  # a byte loop: a variable-length memcpy would be a library call
+            length -= 1
+            word = (word << 8) | key[length]
+        h = (h ^ word) * 0xBF58476D1CE4E5B9ULL
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef inline const unsigned char* bytes_data(bytes data):
+    return <const unsigned char*> PyBytes_AS_STRING(data)
+
+
+cdef class CountTable:
+    """{key bytes: count >= 1}, in order of first insertion. A Mapping (read-only through the
+    mapping interface; `add`, `add_pieces` and `update` add counts)."""
+    cdef vector[unsigned char] arena
+    cdef vector[CountEntry] entries
+    cdef vector[uint32_t] slots
+    cdef size_t mask
+
+    def __cinit__(self, counts=None):
+        self.slots.assign(FIRST_SLOTS, 0)
+        self.mask = FIRST_SLOTS - 1
+
+    def __init__(self, counts=None):
+        """An empty table, or one holding `counts` (a CountTable or a {bytes: int} mapping)."""
+        if counts is not None:
+            self.update(counts)
+
+    # ---- the native core
+
+    cdef inline const unsigned char* key_of(self, const CountEntry& entry) noexcept nogil:
+        return self.arena.data() + entry.start
+
+    cdef void _grow(self) noexcept nogil:
+        cdef size_t size = 2 * self.slots.size(), i, e
+        self.slots.assign(size, 0)
+        self.mask = size - 1
+        for e in range(self.entries.size()):
+            i = self.entries[e].hash & self.mask
+            while self.slots[i]:
+                i = (i + 1) & self.mask
+            self.slots[i] = <uint32_t> (e + 1)
+
+    cdef Py_ssize_t _find(self, const unsigned char* key, size_t length, uint64_t h) noexcept nogil:
+        """The index of the key's entry, or -1 - the empty slot where it belongs."""
+        cdef size_t i = h & self.mask
+        cdef const CountEntry* entry
+        while self.slots[i]:
+            entry = &self.entries[self.slots[i] - 1]
+            if entry.hash == h and entry.length == length and \
+                    (length == 0 or memcmp(self.key_of(entry[0]), key, length) == 0):
+                return self.slots[i] - 1
+            i = (i + 1) & self.mask
+        return -1 - <Py_ssize_t> i
+
+    cdef int _add(self, const unsigned char* key, size_t length, uint64_t h, int64_t count) except -1 nogil:
+        cdef Py_ssize_t found = self._find(key, length, h)
+        cdef CountEntry entry
+        cdef size_t start
+        if found >= 0:
+            self.entries[found].count += count
+            return 0
+        if self.entries.size() >= MAX_ENTRIES or length > 0xFFFFFFFFULL:
+            with gil:
+                raise OverflowError(f"a count table holds at most {MAX_ENTRIES:,} keys of at most 4 GiB")
+        start = self.arena.size()
+        self.arena.resize(start + length)
+        if length:
+            memcpy(self.arena.data() + start, key, length)
+        entry.hash, entry.start, entry.count, entry.length = h, start, count, <uint32_t> length
+        self.entries.push_back(entry)
+        self.slots[-1 - found] = <uint32_t> self.entries.size()
+        if 2 * self.entries.size() > self.slots.size():  # load <= 1/2 keeps probes short
+            self._grow()
+        return 0
+
+    cdef int _add_entry_of(self, CountTable other, size_t e) except -1 nogil:
+        cdef const CountEntry* entry = &other.entries[e]
+        return self._add(other.key_of(entry[0]), entry.length, entry.hash, entry.count)
+
+    cdef CountTable _subset(self, const vector[uint32_t]& order):
+        """A new table of the entries at `order`, in that order (their keys are distinct)."""
+        cdef CountTable out = CountTable()
+        cdef size_t e
+        with nogil:
+            out.entries.reserve(order.size())
+            for e in range(order.size()):
+                out._add_entry_of(self, order[e])
+        return out
+
+    # ---- adding counts
+
+    def add(self, bytes key not None, int64_t count=1):
+        """Add `count` (>= 1) occurrences of `key`."""
+        if count < 1:
+            raise ValueError(f"counts must be >= 1, got {count}")
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(key)
+        self._add(bytes_data(key), n, key_hash(bytes_data(key), n), count)
+
+    def add_pieces(self, bytes data not None, const int64_t[::1] ends not None):
+        """Add one occurrence of each piece data[ends[i-1]:ends[i]] (from 0); `ends` increasing,
+        the last at most len(data)."""
+        cdef const unsigned char* s = bytes_data(data)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i, start = 0, end
+        for i in range(ends.shape[0]):
+            if not start <= ends[i] <= n:
+                raise ValueError(f"piece end {ends[i]} at {i} is outside [{start}, {n}]")
+            start = ends[i]
+        start = 0
+        with nogil:
+            for i in range(ends.shape[0]):
+                end = ends[i]
+                self._add(s + start, end - start, key_hash(s + start, end - start), 1)
+                start = end
+
+    def update(self, other):
+        """Add the counts of another CountTable or of a {bytes: int} mapping."""
+        cdef CountTable table
+        cdef size_t e
+        if isinstance(other, CountTable):
+            table = other
+            with nogil:
+                for e in range(table.entries.size()):
+                    self._add_entry_of(table, e)
+        else:
+            for key, count in other.items():
+                self.add(key, count)
+
+    # ---- the mapping interface
+
+    def __len__(self):
+        return self.entries.size()
+
+    cdef Py_ssize_t _index(self, key) except -2:
+        if not isinstance(key, bytes):
+            return -1
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(key)
+        cdef Py_ssize_t found = self._find(bytes_data(key), n, key_hash(bytes_data(key), n))
+        return found if found >= 0 else -1
+
+    def __getitem__(self, key):
+        cdef Py_ssize_t e = self._index(key)
+        if e < 0:
+            raise KeyError(key)
+        return self.entries[e].count
+
+    def get(self, key, default=None):
+        cdef Py_ssize_t e = self._index(key)
+        return default if e < 0 else self.entries[e].count
+
+    def __contains__(self, key):
+        return self._index(key) >= 0
+
+    cdef bytes _key(self, size_t e):
+        return PyBytes_FromStringAndSize(<const char*> self.key_of(self.entries[e]), self.entries[e].length)
+
+    def keys(self):
+        """The keys in table order, as a list."""
+        return [self._key(e) for e in range(self.entries.size())]
+
+    def values(self):
+        return [self.entries[e].count for e in range(self.entries.size())]
+
+    def items(self):
+        return [(self._key(e), self.entries[e].count) for e in range(self.entries.size())]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __eq__(self, other):
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        if len(other) != len(self):
+            return False
+        for key, count in other.items():
+            if self.get(key) != count:
+                return False
+        return True
+
+    def __repr__(self):
+        return f"CountTable({len(self):,} keys, {self.total():,} occurrences)"
+
+    def total(self):
+        """The sum of the counts."""
+        cdef int64_t total = 0
+        cdef size_t e
+        for e in range(self.entries.size()):
+            total += self.entries[e].count
+        return total
+
+    def to_dict(self):
+        """A dict with the same items in the same order."""
+        return dict(self.items())
+
+    def add_to_dict(self, counts not None):
+        """Add every count into `counts` (a dict, or a dict subclass such as Counter, of bytes ->
+        int); new keys go in in table order."""
+        if not isinstance(counts, dict):
+            raise TypeError(f"counts must be a dict of bytes -> int, not {type(counts).__name__}")
+        cdef size_t e
+        cdef PyObject* known
+        cdef bint was_empty = not counts  # then no key is there to look up
+        for e in range(self.entries.size()):
+            key = self._key(e)
+            known = NULL
+            if not was_empty:
+                known = PyDict_GetItemWithError(counts, key)
+            counts[key] = self.entries[e].count if known == NULL else <object> known + self.entries[e].count
+
+    # ---- tables made from this one
+
+    def split(self, int parts):
+        """`parts` tables, key k in table key_hash(k) % parts: disjoint, the same part for a key
+        whatever table it is in; each in this table's order."""
+        if parts < 1:
+            raise ValueError(f"parts must be >= 1, got {parts}")
+        cdef vector[vector[uint32_t]] orders
+        cdef size_t e
+        orders.resize(parts)
+        for e in range(self.entries.size()):
+            orders[self.entries[e].hash % <uint64_t> parts].push_back(<uint32_t> e)
+        return [self._subset(orders[p]) for p in range(parts)]
+
+    def at_least(self, int64_t min_count):
+        """The entries counted at least `min_count` times, in table order."""
+        cdef vector[uint32_t] order
+        cdef size_t e
+        for e in range(self.entries.size()):
+            if self.entries[e].count >= min_count:
+                order.push_back(<uint32_t> e)
+        return self if order.size() == self.entries.size() else self._subset(order)
+
+    def most_frequent(self, Py_ssize_t n):
+        """The `n` most frequent entries, ties to the smaller key (so the cut is stable), in
+        that order; the table itself when it holds no more than `n`."""
+        if n < 0:
+            raise ValueError(f"n must be >= 0, got {n}")
+        if <size_t> n >= self.entries.size():
+            return self
+        cdef vector[uint32_t] order = self._order()
+        cdef MoreFrequent rule
+        rule.key_before.keys = self.arena.data()
+        rule.key_before.entries = &self.entries
+        with nogil:
+            partial_sort_by(order, n, rule)
+            order.resize(n)
+        return self._subset(order)
+
+    def sort(self):
+        """Reorder the entries by key (Python's order of bytes), in place."""
+        cdef vector[uint32_t] order = self._order()
+        cdef KeyBefore rule
+        rule.keys = self.arena.data()
+        rule.entries = &self.entries
+        cdef CountTable sorted_table
+        with nogil:
+            sort(order.begin(), order.end(), rule)
+        sorted_table = self._subset(order)
+        order.clear()
+        order.shrink_to_fit()
+        self.arena.swap(sorted_table.arena)
+        self.entries.swap(sorted_table.entries)
+        self.slots.swap(sorted_table.slots)
+        self.mask = sorted_table.mask
+
+    cdef vector[uint32_t] _order(self):
+        cdef vector[uint32_t] order
+        cdef size_t e
+        order.resize(self.entries.size())
+        for e in range(self.entries.size()):
+            order[e] = <uint32_t> e
+        return order
+
+    # ---- flat buffers
+
+    def packed(self):
+        """(keys concatenated, their end offsets as array('q'), counts as array('q')), in table
+        order: what the trainers map to symbols, and what a pickle holds."""
+        cdef size_t n = self.entries.size(), e
+        cdef c_array ends = clone(array("q"), n, False)
+        cdef c_array counts = clone(array("q"), n, False)
+        cdef bytes blob = PyBytes_FromStringAndSize(NULL, self._packed_size())
+        cdef unsigned char* out = <unsigned char*> PyBytes_AS_STRING(blob)
+        cdef int64_t end = 0
+        with nogil:
+            for e in range(n):
+                if self.entries[e].length:
+                    memcpy(out + end, self.key_of(self.entries[e]), self.entries[e].length)
+                end += self.entries[e].length
+                ends.data.as_longlongs[e] = end
+                counts.data.as_longlongs[e] = self.entries[e].count
+        return blob, ends, counts
+
+    cdef size_t _packed_size(self):
+        cdef size_t size = 0, e
+        for e in range(self.entries.size()):
+            size += self.entries[e].length
+        return size
+
+    @staticmethod
+    def from_packed(bytes keys not None, const int64_t[::1] ends not None, const int64_t[::1] counts not None):
+        """The table `packed` gave (counts of repeated keys add up)."""
+        if ends.shape[0] != counts.shape[0]:
+            raise ValueError(f"{ends.shape[0]} ends but {counts.shape[0]} counts")
+        cdef CountTable table = CountTable()
+        cdef const unsigned char* s = bytes_data(keys)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(keys), i, start = 0
+        for i in range(ends.shape[0]):
+            if not start <= ends[i] <= n or counts[i] < 1:
+                raise ValueError(f"entry {i}: end {ends[i]} outside [{start}, {n}] or count {counts[i]} < 1")
+            start = ends[i]
+        if start != n:
+            raise ValueError(f"the keys hold {n} bytes, the ends cover {start}")
+        start = 0
+        with nogil:
+            table.entries.reserve(ends.shape[0])
+            table.arena.reserve(n)
+            for i in range(ends.shape[0]):
+                table._add(s + start, ends[i] - start, key_hash(s + start, ends[i] - start), counts[i])
+                start = ends[i]
+        return table
+
+    def __reduce__(self):
+        keys, ends, counts = self.packed()
+        return _unpickle, (keys, ends.tobytes(), counts.tobytes())
+
+
+def _unpickle(bytes keys, bytes ends, bytes counts):
+    return CountTable.from_packed(keys, memoryview(ends).cast("q"), memoryview(counts).cast("q"))
+
+
+cdef extern from *:
+    """
+    #include <algorithm>
+    template <class Rule>
+    static void partial_sort_by(std::vector<uint32_t>& order, size_t n, Rule rule) {
+        std::partial_sort(order.begin(), order.begin() + n, order.end(), rule);
+    }
+    """
+    void partial_sort_by(vector[uint32_t]& order, size_t n, MoreFrequent rule) noexcept nogil
+
+
+def count_pieces(counts, bytes data not None, const int64_t[::1] ends not None):
+    """Add one occurrence of each piece data[ends[i-1]:ends[i]] into `counts`: a CountTable, or
+    a dict (or dict subclass, such as Counter) of bytes -> int, whose new keys go in in order of
+    first occurrence."""
+    if isinstance(counts, CountTable):
+        counts.add_pieces(data, ends)
+    elif isinstance(counts, dict):
+        distinct = CountTable()
+        distinct.add_pieces(data, ends)
+        distinct.add_to_dict(counts)
+    else:
+        raise TypeError(f"counts must be a CountTable or a dict of bytes -> int, not {type(counts).__name__}")
+
+
+def packed_counts(counts):
+    """(keys concatenated, their end offsets as array('q'), counts as array('q')) of a CountTable
+    or of any {bytes: int} mapping, in its order: what the trainers map to symbols."""
+    if isinstance(counts, CountTable):
+        return counts.packed()
+    keys = list(counts.keys())  # a mapping's keys and values iterate in the same order
+    return b"".join(keys), array("q", accumulate(map(len, keys))), array("q", counts.values())
+
+
+Mapping.register(CountTable)

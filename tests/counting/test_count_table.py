@@ -1,0 +1,140 @@
+"""tokfx._count_table.CountTable against its twin, a dict (and the key hash against
+tokfx.reference.count_table): every operation on random keys and counts, and counting real text."""
+import pickle
+from array import array
+from collections import Counter
+from collections.abc import Mapping
+from itertools import accumulate
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import corpus_text
+from tokfx._count_table import CountTable, count_pieces, packed_counts
+from tokfx.pre_tokenizers import PreTokenizer
+from tokfx.reference.count_table import key_hash
+
+# Few distinct short keys, so that repeats are common; any length, so that the hash's 8-byte
+# words and its tail are both exercised.
+keys = st.one_of(st.sampled_from([b"", b"a", b"ab", b" the", b"\x00", b"\xff" * 9]),
+                 st.binary(max_size=20))
+items = st.lists(st.tuples(keys, st.integers(1, 2**40)), max_size=60)
+
+
+def table_of(pairs) -> CountTable:
+    table = CountTable()
+    for key, count in pairs:
+        table.add(key, count)
+    return table
+
+
+def dict_of(pairs) -> dict:
+    counts = {}
+    for key, count in pairs:
+        counts[key] = counts.get(key, 0) + count
+    return counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(items)
+def test_adding_equals_a_dict_in_content_and_order(pairs):
+    table, expected = table_of(pairs), dict_of(pairs)
+    assert table.items() == list(expected.items())  # in order of first insertion
+    assert len(table) == len(expected) and table.total() == sum(expected.values())
+    assert table == expected and expected == table and table.to_dict() == expected
+    for key in expected:
+        assert key in table and table[key] == expected[key] and table.get(key) == expected[key]
+    assert isinstance(table, Mapping)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=80), st.lists(st.integers(0, 80), max_size=30))
+def test_add_pieces_counts_every_slice(data, cuts):
+    ends = array("q", sorted(min(c, len(data)) for c in cuts))
+    table = CountTable()
+    table.add_pieces(data, ends)
+    starts = [0, *ends[:-1]]
+    assert table.items() == list(Counter(data[s:e] for s, e in zip(starts, ends)).items())
+
+
+@settings(max_examples=200, deadline=None)
+@given(items, items)
+def test_update_adds_a_table_or_a_mapping(first, second):
+    expected = dict_of(first + second)
+    from_table = table_of(first)
+    from_table.update(table_of(second))
+    from_dict = table_of(first)
+    from_dict.update(dict_of(second))
+    assert from_table.items() == from_dict.items() == list(expected.items())
+
+
+@settings(max_examples=200, deadline=None)
+@given(items, st.integers(1, 9))
+def test_split_sends_each_key_to_its_hash_part(pairs, parts):
+    table = table_of(pairs)
+    split = table.split(parts)
+    assert len(split) == parts
+    for part, counts in enumerate(split):
+        assert counts.items() == [(k, c) for k, c in table.items() if key_hash(k) % parts == part]
+
+
+@settings(max_examples=200, deadline=None)
+@given(items, st.integers(0, 70), st.integers(1, 2**40))
+def test_pruning_and_sorting_equal_their_twins(pairs, n, min_count):
+    table, expected = table_of(pairs), dict_of(pairs)
+    ranked = sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))
+    assert table.most_frequent(n).items() == (ranked[:n] if n < len(ranked) else list(expected.items()))
+    assert table.at_least(min_count).items() == [(k, c) for k, c in expected.items() if c >= min_count]
+    table.sort()
+    assert table.items() == sorted(expected.items())
+    assert table == expected  # still found by key after the reorder
+
+
+@settings(max_examples=200, deadline=None)
+@given(items)
+def test_pickle_and_packed_round_trip(pairs):
+    table = table_of(pairs)
+    assert pickle.loads(pickle.dumps(table)).items() == table.items()
+    keys, ends, counts = table.packed()
+    assert (keys, list(ends), list(counts)) == (b"".join(table.keys()), list(accumulate(map(len, table.keys()))),
+                                                table.values())
+    assert CountTable.from_packed(keys, ends, counts).items() == table.items()
+    assert packed_counts(dict_of(pairs)) == (keys, ends, counts)
+
+
+def test_count_pieces_into_a_dict_adds_in_order_of_first_occurrence():
+    counts = {b" world": 5, b"unrelated": 1}
+    count_pieces(counts, b"hello world world", array("q", [5, 11, 17]))
+    assert list(counts.items()) == [(b" world", 7), (b"unrelated", 1), (b"hello", 1)]
+    counter = Counter({b" b": 2})
+    count_pieces(counter, b"a b b", array("q", [1, 3, 5]))
+    assert counter == Counter({b"a": 1, b" b": 4})
+
+
+@pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt"])
+def test_counting_a_corpus_equals_counting_its_pieces(relative):
+    text = corpus_text(relative)
+    pretokenizer = PreTokenizer("gpt2")
+    table = CountTable()
+    pretokenizer.count_into(text, table)
+    assert table.items() == list(Counter(pretokenizer.pieces(text)).items())
+
+
+def test_bad_arguments_are_refused():
+    table = CountTable()
+    with pytest.raises(ValueError, match="counts must be >= 1"):
+        table.add(b"a", 0)
+    with pytest.raises(ValueError, match="outside"):
+        table.add_pieces(b"abc", array("q", [2, 1]))
+    with pytest.raises(ValueError, match="outside"):
+        table.add_pieces(b"abc", array("q", [4]))
+    with pytest.raises(ValueError, match="cover"):
+        CountTable.from_packed(b"abc", array("q", [2]), array("q", [1]))
+    with pytest.raises(ValueError, match="count 0"):
+        CountTable.from_packed(b"abc", array("q", [3]), array("q", [0]))
+    with pytest.raises(TypeError, match="CountTable or a dict"):
+        count_pieces([], b"a", array("q", [1]))
+    assert table.get("a") is None and "a" not in table and table.get(1, 0) == 0
+    with pytest.raises(KeyError):
+        table[b"missing"]
