@@ -1,17 +1,26 @@
-"""CountPretokens: documents -> one {pre-token bytes: count} CountTable, ready for a single reducer.
+"""CountTasks: read tasks -> the corpus's pre-token counts (and line counts, for SaGe's
+context="line"), summed, pruned and ready for the single training reducer.
 
-Each bundle counts into a local CountTable (tokfx._count_table: native memory, some 50 bytes a
-pre-token, pickled as three flat buffers) and, in `finish_bundle` (or sooner, once it holds
-`FLUSH_ENTRIES` keys, so that a worker's table stays bounded however large its bundle), emits it
-cut into `PARTS` parts by a fixed hash of the pre-token: a few dozen elements per bundle, not
-one per distinct pre-token (Beam's per-element cost was five times the counting itself).
-`CombinePerKey` adds up each part's tables on its own reducer, so the summing spreads over
-workers; pruning by `min_count` happens per part, and the funnel joins the disjoint parts,
-keeping only the `max_pretokens` most frequent, trimming as it merges.
+1. One DoFn call per read task reads its documents and counts them into the bundle's CountTable
+   (tokfx._count_table: native memory, some 60 bytes a pre-token): Beam's per-element cost is
+   paid per task, not per document. Once the table holds `FLUSH_ENTRIES` keys, and at the end
+   of the bundle, it is written to a count file cut into `PARTS` parts by a fixed hash of the
+   key (beam_jobs.count_files), so a worker's memory stays bounded whatever its share.
+2. One step per part sums that part of every count file, drops the keys counted fewer than
+   `min_count` times, keeps the `max_pretokens` most frequent (exact: every key is in one part
+   only, so the global top is among the parts' tops) and writes the sum to a count file.
+3. `Counted.load` joins the parts into one table in the reducer that needs it, trimming to
+   `max_pretokens` as it joins.
+
+Only file paths go through the runner (a local runner holds what it shuffles in the launcher's
+memory). The files live in the run's work directory, which the launcher removes once the run
+is done.
 """
 from __future__ import annotations
 
+import logging
 import time
+from typing import NamedTuple
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
@@ -21,127 +30,181 @@ from apache_beam.utils.windowed_value import WindowedValue
 
 from tokfx._count_table import CountTable
 from tokfx.counting.texts import count_lines_into
+from tokfx.formats.documents import Rejection
+from tokfx.formats.readers import ReadOptions
+from tokfx.formats.shards.placement import is_held_out
 from tokfx.pre_tokenizers import PreTokenizer
+from beam_jobs.count_files import new_count_file, read_count_part, write_count_file
+from beam_jobs.read import REJECTED, Policy, TaskReader
 
-# Reducers that the summing spreads over; enough for a cluster, few enough that a bundle's
+log = logging.getLogger(__name__)
+
+# Parts that the summing spreads over; enough for a cluster, few enough that a count file's
 # parts stay large.
 PARTS = 64
-# A bundle's table is emitted once it holds this many keys (some 50 MB): the local runner gives
+# A bundle's table is written once it holds this many keys (some 60 MB): the local runner gives
 # a worker one bundle for all its read tasks.
 FLUSH_ENTRIES = 1 << 20
+PRETOKEN, LINE = "pretoken", "line"
 
 
-class _CountInBundle(beam.DoFn):
-    def __init__(self, pattern: str, special_tokens: tuple[str, ...], lines: bool):
-        self.pattern, self.special_tokens, self.lines = pattern, special_tokens, lines
-        self.units = Metrics.counter("tokfx", "lines" if lines else "pretokens")
-        self.usec = Metrics.counter("tokfx", "usec_count")
+def count_work_dir(output: str) -> str:
+    """Where `tokfx count --output FILE` keeps its count files while it runs (`tokfx run` keeps
+    them in its output directory)."""
+    return output + ".counting"
+
+
+class Counted(NamedTuple):
+    """What counting gives the reducer: the count files of the summed parts (disjoint keys),
+    and the most entries to keep of their union."""
+    paths: tuple[str, ...]
+    limit: int | None
+
+    def load(self) -> CountTable:
+        joined = CountTable()
+        for path in self.paths:
+            joined.update(read_count_part(path, 0))
+            if self.limit is not None and len(joined) > 2 * self.limit:
+                joined = joined.most_frequent(self.limit)
+        return joined.most_frequent(self.limit) if self.limit is not None else joined
+
+
+class CountSettings(NamedTuple):
+    work_dir: str  # where the count files go: a directory every worker can write and read
+    options: ReadOptions
+    on_error: str
+    pattern: str
+    special_tokens: tuple[str, ...]  # cut the documents' text before counting
+    lines: bool  # count lines too
+    eval_fraction: float  # documents held out of training are not counted
+    record_rejected: bool  # rejections go to the REJECTED output (else another pass records them)
+    task_count: int
+    progress: bool
+
+
+class _CountTasks(beam.DoFn):
+    """ReadTasks -> (kind, count file path), kind PRETOKEN or LINE."""
+
+    def __init__(self, settings: CountSettings):
+        self.settings = settings
+        self.documents = Metrics.counter("tokfx", "documents_counted")
+        self.occurrences = {PRETOKEN: Metrics.counter("tokfx", "pretokens"), LINE: Metrics.counter("tokfx", "lines")}
+        self.read_usec = Metrics.counter("tokfx", "usec_read")
+        self.count_usec = Metrics.counter("tokfx", "usec_count")
 
     def setup(self):
-        self.pretokenizer = PreTokenizer(self.pattern, self.special_tokens)
-        specials = self.pretokenizer.specials
-        self.count_into = (lambda text, counts: count_lines_into(text, counts, specials)) if self.lines \
-            else self.pretokenizer.count_into
+        s = self.settings
+        self.policy = Policy(s.on_error, counted=s.record_rejected)
+        self.pretokenizer = PreTokenizer(s.pattern, s.special_tokens)
 
     def start_bundle(self):
-        self.counts = CountTable()
+        self.tables = {PRETOKEN: CountTable()}
+        if self.settings.lines:
+            self.tables[LINE] = CountTable()
 
-    def process(self, doc):
-        start = time.perf_counter()
-        self.count_into(doc.text, self.counts)
-        self.usec.inc(int((time.perf_counter() - start) * 1e6))
-        if len(self.counts) >= FLUSH_ENTRIES:
-            yield from self._emit()
+    def process(self, task):
+        s, documents, read_s, count_s = self.settings, 0, 0.0, 0.0
+        items = iter(TaskReader(task, s.options))
+        while True:
+            start = time.perf_counter()
+            item = next(items, None)
+            read_s += time.perf_counter() - start
+            if item is None:
+                break
+            if isinstance(item, Rejection):
+                rejected = self.policy.reject(item)  # raises under fail
+                if s.record_rejected:
+                    yield rejected
+                continue
+            documents += 1
+            if s.eval_fraction and is_held_out(item.id, s.eval_fraction):
+                continue
+            start = time.perf_counter()
+            self.pretokenizer.count_into(item.text, self.tables[PRETOKEN])
+            if s.lines:
+                count_lines_into(item.text, self.tables[LINE], self.pretokenizer.specials)
+            count_s += time.perf_counter() - start
+            if max(map(len, self.tables.values())) >= FLUSH_ENTRIES:
+                yield from self._flush()
+        self.documents.inc(documents)
+        self.read_usec.inc(int(read_s * 1e6))
+        self.count_usec.inc(int(count_s * 1e6))
+        if s.progress:
+            log.info("counted task %s of %s (%s): %s documents", f"{task.index + 1:,}",
+                     f"{s.task_count:,}", task.describe(), f"{documents:,}")
 
     def finish_bundle(self):
-        for item in self._emit():
+        for item in self._flush():
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
 
-    def _emit(self):
-        self.units.inc(self.counts.total())
-        for part, counts in enumerate(self.counts.split(PARTS)):
-            if counts:
-                yield part, counts
-        self.counts = CountTable()
+    def _flush(self):
+        for kind, table in self.tables.items():
+            if table:
+                self.occurrences[kind].inc(table.total())
+                path = new_count_file(self.settings.work_dir, kind)
+                write_count_file(path, table.split(PARTS))
+                self.tables[kind] = CountTable()
+                yield kind, path
 
 
-class _SumCounts(beam.CombineFn):
-    """CountTables -> their sum."""
-
-    def create_accumulator(self):
-        return CountTable()
-
-    def add_input(self, acc, counts):
-        acc.update(counts)
-        return acc
-
-    def merge_accumulators(self, accumulators):
-        accumulators = iter(accumulators)
-        merged = next(accumulators)
-        for acc in accumulators:
-            merged.update(acc)
-        return merged
-
-    def extract_output(self, acc):
-        return acc
+def _sum_part(job: tuple[int, list[str]], work_dir: str, kind: str, min_count: int,
+              limit: int | None) -> str:
+    part, paths = job
+    summed = CountTable()
+    for path in paths:
+        summed.update(read_count_part(path, part))
+    summed = summed.at_least(min_count)
+    if limit is not None:
+        summed = summed.most_frequent(limit)
+    destination = new_count_file(work_dir, f"{kind}-sum")
+    write_count_file(destination, [summed])
+    return destination
 
 
-class _JoinParts(beam.CombineFn):
-    """CountTables with disjoint pretokens (the parts) -> one table, at most `limit` entries.
+class _SumParts(beam.PTransform):
+    """The count files of one kind -> a single Counted."""
 
-    Trimming a part to its top `limit` loses nothing: every key is in one part only, so the
-    global top `limit` is among the union of the parts' tops.
-    """
-
-    def __init__(self, limit: int | None):
-        self.limit = limit
-
-    def _trim(self, counts: CountTable) -> CountTable:
-        if self.limit is not None and len(counts) > 2 * self.limit:
-            return counts.most_frequent(self.limit)
-        return counts
-
-    def create_accumulator(self):
-        return CountTable()
-
-    def add_input(self, acc, part):
-        acc.update(part)
-        return self._trim(acc)
-
-    def merge_accumulators(self, accumulators):
-        merged = CountTable()
-        for acc in accumulators:
-            merged.update(acc)
-            merged = self._trim(merged)
-        return merged
-
-    def extract_output(self, acc):
-        return acc.most_frequent(self.limit) if self.limit is not None else acc
-
-
-class CountPretokens(beam.PTransform):
-    """Documents -> a single element: the {pretoken: count} CountTable that training starts from.
-
-    With `lines`, the {line: count} table instead (tokfx.counting.texts.count_lines_into: what SaGe's
-    context="line" trains on besides the pre-tokens); `min_count` and `max_pretokens` then do
-    not apply."""
-
-    def __init__(self, pattern="gpt2", special_tokens=(), min_count=1, max_pretokens=None, lines=False):
+    def __init__(self, work_dir: str, kind: str, min_count: int, limit: int | None):
         super().__init__()
-        if lines and (min_count > 1 or max_pretokens is not None):
-            raise ValueError("lines are counted without pruning (min_count, max_pretokens)")
-        self.pattern, self.special_tokens = pattern, tuple(special_tokens)
-        self.min_count, self.max_pretokens, self.lines = min_count, max_pretokens, lines
+        self.work_dir, self.kind, self.min_count, self.limit = work_dir, kind, min_count, limit
 
-    def expand(self, documents):
-        parts = (documents
-                 | "CountInBundle" >> beam.ParDo(_CountInBundle(self.pattern, self.special_tokens, self.lines))
-                 | "Sum" >> beam.CombinePerKey(_SumCounts())
-                 | "MinCount" >> beam.Map(lambda kv, n: kv[1].at_least(n), self.min_count))
-        # An empty part makes the funnel's output exist for an empty corpus too. (The default
-        # value CombineGlobally would add instead goes through a side input, whose cache sizes
-        # the whole counts dict object by object: 0.25 s per 60,000 pre-tokens.)
-        empty = documents.pipeline | "EmptyPart" >> beam.Create([CountTable()])
-        return ((parts, empty)
-                | "AllParts" >> beam.Flatten()
-                | "Funnel" >> beam.CombineGlobally(_JoinParts(self.max_pretokens)).without_defaults())
+    def expand(self, paths):
+        return (paths
+                | "AllFiles" >> beam.combiners.ToList()
+                | "Parts" >> beam.FlatMap(lambda files: [(part, sorted(files)) for part in range(PARTS)])
+                | "Spread" >> beam.Reshuffle()
+                | "Sum" >> beam.Map(_sum_part, self.work_dir, self.kind, self.min_count, self.limit)
+                | "AllParts" >> beam.combiners.ToList()
+                | "Counted" >> beam.Map(lambda summed, limit: Counted(tuple(sorted(summed)), limit), self.limit))
+
+
+class CountTasks(beam.PTransform):
+    """ReadTasks -> {PRETOKEN: a single Counted, LINE: a single Counted (with `lines`),
+    REJECTED: the Rejections (with `record_rejected`)}.
+
+    Lines (tokfx.counting.texts.count_lines_into: what SaGe's context="line" trains on besides
+    the pre-tokens) are counted without pruning."""
+
+    def __init__(self, settings: CountSettings, min_count: int = 1, max_pretokens: int | None = None):
+        """`max_pretokens`: None or 0 keeps all."""
+        super().__init__()
+        if min_count < 1:
+            raise ValueError(f"--min-pretoken-count must be at least 1, got {min_count}")
+        if max_pretokens is not None and max_pretokens < 0:
+            raise ValueError(f"--max-pretokens must be 0 (keep all) or more, got {max_pretokens}")
+        self.settings, self.min_count, self.max_pretokens = settings, min_count, max_pretokens or None
+
+    def expand(self, tasks):
+        files = (tasks
+                 # Reshuffle spreads the tasks over workers (else they stay fused in one bundle).
+                 | "Spread" >> beam.Reshuffle()
+                 | "Count" >> beam.ParDo(_CountTasks(self.settings)).with_outputs(REJECTED, main="files"))
+        kinds = {PRETOKEN: (self.min_count, self.max_pretokens)}
+        if self.settings.lines:
+            kinds[LINE] = (1, None)
+        counted = {REJECTED: files[REJECTED]}
+        for kind, (min_count, limit) in kinds.items():
+            counted[kind] = ((files.files | f"Only{kind}" >> beam.Filter(lambda item, k: item[0] == k, kind)
+                              | f"Path{kind}" >> beam.Map(lambda item: item[1]))
+                             | f"Sum{kind}" >> _SumParts(self.settings.work_dir, kind, min_count, limit))
+        return counted

@@ -34,6 +34,8 @@ from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR
 
 TOKENIZER_DIR = "tokenizer"
 EVAL_DIR = "eval"
+# The counting pass's files (beam_jobs.count_files), removed when the run ends.
+COUNTING_DIR = "counting"
 SETTINGS_JSON = "settings.json"
 LOCK = ".tokfx.lock"
 # A lock file that does not parse is another run's, being written, for this long; then torn.
@@ -41,7 +43,8 @@ TORN_LOCK_SECONDS = 10
 
 # What each command writes into its output directory (tokfx encode keeps tokenizer/: it may be
 # the very tokenizer it encodes with).
-OURS = {"run": (MANIFEST_JSON, SETTINGS_JSON, TOKENIZER_DIR, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, EVAL_DIR),
+OURS = {"run": (MANIFEST_JSON, SETTINGS_JSON, TOKENIZER_DIR, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, EVAL_DIR,
+                COUNTING_DIR),
         "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR)}
 
 
@@ -73,7 +76,7 @@ class OutputDir:
             raise ValueError(f"{self.path} {why}: pass --overwrite to replace it, or choose another --output")
         # A resumed run keeps its shards and receipts; what it writes last is written again.
         clear = OURS[self.command] if overwrite or previous != settings else (
-            MANIFEST_JSON, REJECTED_DIR, EVAL_DIR)
+            MANIFEST_JSON, REJECTED_DIR, EVAL_DIR, COUNTING_DIR)
         for name in clear:
             if FileSystems.exists(self.join(name)):
                 FileSystems.delete([self.join(name)])

@@ -37,13 +37,13 @@ from tokfx.models.training import trains_on_lines
 from tokfx.pre_tokenizers import resolve_pattern
 from tokfx.special_tokens import DEFAULT_SPECIAL
 from tokfx.tokenizer import Tokenizer
-from beam_jobs.count import CountPretokens
+from beam_jobs.count import LINE, PRETOKEN, CountSettings, CountTasks, Counted, count_work_dir
 from beam_jobs.encode import TASKS, EncodeSettings, EncodeTasks
 from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish, write_bytes
 from beam_jobs.manifest import WriteManifest
 from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions, local_runner
-from beam_jobs.output_dir import EVAL_DIR, OURS, TOKENIZER_DIR, OutputDir
+from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, TOKENIZER_DIR, OutputDir
 from beam_jobs.plan import ReadPlan, plan_reads
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
@@ -118,11 +118,12 @@ def config_of(opts: TokfxOptions, inputs: list[str], **extra) -> dict:
             "append_eos": opts.append_eos, **extra}
 
 
-def _count(docs, opts: TokfxOptions, lines: bool = False):
-    if lines:
-        return docs | "CountLines" >> CountPretokens(opts.pattern, _counted_specials(opts), lines=True)
-    return docs | "CountPretokens" >> CountPretokens(
-        opts.pattern, _counted_specials(opts), opts.min_pretoken_count, opts.max_pretokens)
+def _count(tasks, plan: ReadPlan, opts: TokfxOptions, work_dir: str, lines: bool = False,
+           eval_fraction: float = 0.0, record_rejected: bool = False) -> dict:
+    settings = CountSettings(work_dir, _read_options(opts), opts.on_error, opts.pattern,
+                             tuple(_counted_specials(opts)), lines, eval_fraction, record_rejected,
+                             len(plan.tasks), progress=not opts.quiet)
+    return tasks | "CountTasks" >> CountTasks(settings, opts.min_pretoken_count, opts.max_pretokens)
 
 
 def _eos(opts: TokfxOptions) -> str | None:
@@ -167,19 +168,16 @@ def build_run(p, opts: TokfxOptions) -> dict:
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
     # The first pass: documents counted for training (the rejected records are the second
     # pass's, which reads the same tasks).
-    documents = (tasks | "ReadForCounting" >> ReadTasks(_read_options(opts), opts.on_error,
-                                                        len(plan.tasks), not opts.quiet,
-                                                        counted=False))["documents"]
-    training_docs, fraction = documents, opts.eval_fraction
-    if fraction:
-        training_docs = documents | "NotHeldOut" >> beam.Filter(
-            lambda doc: not is_held_out(doc.id, fraction))
-    lines = _count(training_docs, opts, lines=True) if trains_on_lines(opts.algorithm, params) else None
-    tokenizer_file = (_count(training_docs, opts)
+    fraction = opts.eval_fraction
+    counted = _count(tasks, plan, opts, _work_dir("run", opts), trains_on_lines(opts.algorithm, params),
+                     fraction)
+    tokenizer_file = (counted[PRETOKEN]
                       | "TrainVocab" >> TrainVocab(FileSystems.join(opts.output, TOKENIZER_DIR), keywords,
-                                                   progress=not opts.quiet, lines=lines))
+                                                   progress=not opts.quiet, lines=counted.get(LINE)))
     if fraction:
-        (documents
+        # Held-out documents wait for the tokenizer: a third read, that keeps the held-out share.
+        read = tasks | "ReadHeldOut" >> ReadTasks(_read_options(opts), opts.on_error, counted=False)
+        (read["documents"]
          | "HeldOut" >> beam.Filter(lambda doc: is_held_out(doc.id, fraction))
          | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
                                         TOKENIZER_DIR))
@@ -206,7 +204,8 @@ def build_encode(p, opts: TokfxOptions) -> dict:
     return config
 
 
-def _write_counts_file(counts: dict, destination: str, unit: str = "pretoken") -> int:
+def _write_counts_file(counted: Counted, destination: str, unit: str = "pretoken") -> int:
+    counts = counted.load()
     with tempfile.TemporaryDirectory() as local:
         write_counts(Path(local) / "counts.parquet", counts, unit)
         publish(Path(local) / "counts.parquet", destination)
@@ -216,13 +215,13 @@ def _write_counts_file(counts: dict, destination: str, unit: str = "pretoken") -
 def build_count(p, opts: TokfxOptions) -> None:
     resolve_pattern(opts.pattern)
     plan = _plan(opts, _inputs(opts))
-    read = (p | "ReadPlan" >> beam.Create(plan.tasks)
-            | "ReadTasks" >> ReadTasks(_read_options(opts), opts.on_error, len(plan.tasks), not opts.quiet))
-    _count(read["documents"], opts) | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
+    tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
+    counted = _count(tasks, plan, opts, _work_dir("count", opts), lines=bool(opts.lines_output),
+                     record_rejected=True)
+    counted[PRETOKEN] | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
     if opts.lines_output:
-        _count(read["documents"], opts, lines=True) | "WriteLines" >> beam.Map(
-            _write_counts_file, opts.lines_output, "line")
-    ((p | "PlanRejected" >> beam.Create(plan.rejected), read["rejected"])
+        counted[LINE] | "WriteLines" >> beam.Map(_write_counts_file, opts.lines_output, "line")
+    ((p | "PlanRejected" >> beam.Create(plan.rejected), counted[REJECTED])
      | "Rejected" >> beam.Flatten()
      | "AllRejected" >> beam.combiners.ToList()
      | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output), write_bytes))
@@ -281,6 +280,18 @@ def _written(command: str, opts: TokfxOptions, counters: dict[str, int]) -> str:
     return written
 
 
+def _work_dir(command: str, opts: TokfxOptions) -> str | None:
+    """Where the counting pass of `command` keeps its files, if it counts."""
+    if command == "count":
+        return count_work_dir(opts.output)
+    return FileSystems.join(opts.output, COUNTING_DIR) if command == "run" else None
+
+
+def _remove(path: str | None) -> None:
+    if path is not None and FileSystems.exists(path):
+        FileSystems.delete([path])
+
+
 def run(command: str, argv: list[str]):
     """Build and run the pipeline of `command`; print progress and the summary; return the
     counters."""
@@ -304,6 +315,8 @@ def run(command: str, argv: list[str]):
             # Beam removes the pipeline's local temp folder in run() only.
             shutil.rmtree(p.local_tempdir, ignore_errors=True)
             raise
+        work_dir = _work_dir(command, opts)
+        _remove(work_dir)  # an earlier run's, killed before it could remove it
         try:
             result = p.run()
             result.wait_until_finish()
@@ -312,6 +325,8 @@ def run(command: str, argv: list[str]):
                 print(f"tokfx: the output in {opts.output} is incomplete (no {MANIFEST_JSON});"
                       " the same command again resumes it", file=sys.stderr)
             raise
+        finally:
+            _remove(work_dir)
     counters = _counters(result)
     if not opts.quiet:
         print(summary(counters, time.perf_counter() - start, _written(command, opts, counters))

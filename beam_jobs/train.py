@@ -1,8 +1,8 @@
-"""TrainVocab: the one {pretoken: count} CountTable (and, for SaGe's context="line", the one
-{line: count} table) -> a trained tokenizer, saved to a directory.
+"""TrainVocab: the counted pre-tokens (and, for SaGe's context="line", the counted lines;
+beam_jobs.count.Counted) -> a trained tokenizer, saved to a directory.
 
-Runs in one reducer. The counts are sorted first (in place: the table is this step's alone), so
-the trainer sees the same input whatever order the workers delivered them in. Emits the tokenizer as a TokenizerFile, for the steps
+Runs in one reducer, which loads the counts from their files. They are sorted first, so the
+trainer sees the same input whatever order the workers delivered them in. Emits the tokenizer as a TokenizerFile, for the steps
 after it.
 """
 from __future__ import annotations
@@ -17,17 +17,19 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from tokfx._count_table import CountTable
 from tokfx.models.training import train
+from beam_jobs.count import Counted
 from beam_jobs.files import publish
 from beam_jobs.records import TokenizerFile
 
 log = logging.getLogger(__name__)
 
 
-def _train_and_save(counts: CountTable, output_dir: str, settings: dict, lines: CountTable | None = None):
+def _train_and_save(counted: Counted, output_dir: str, settings: dict, lines: Counted | None = None):
     start = time.perf_counter()
+    counts = counted.load()
     counts.sort()
+    lines = lines.load() if lines is not None else None
     # The lines need no sort here: SaGe orders them itself (tokfx.models.sage.pieces.line_pieces).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -50,8 +52,7 @@ class TrainVocab(beam.PTransform):
     def __init__(self, output_dir: str, keywords: dict, *, progress: bool = False, lines=None):
         """keywords: `tokfx.train`'s (algorithm, vocab_size, special_tokens, ..., the
         algorithm's own params, segmenter; tokfx.cli.flags.training_keywords). lines: with
-        context="line", the PCollection of the one {line: count} table
-        (CountPretokens(lines=True))."""
+        context="line", the PCollection of the counted lines (CountTasks)."""
         super().__init__()
         self.output_dir, self.lines = output_dir, lines
         self.settings = {**keywords, "progress": progress}
@@ -59,8 +60,7 @@ class TrainVocab(beam.PTransform):
     def expand(self, counts):
         if self.lines is None:
             return counts | "Train" >> beam.Map(_train_and_save, self.output_dir, self.settings)
-        # Both single elements meet in one reducer (a side input would size the line table
-        # object by object).
+        # Both single elements meet in one reducer.
         both = ((counts | "TagCounts" >> beam.Map(lambda c: ("counts", c)),
                  self.lines | "TagLines" >> beam.Map(lambda c: ("lines", c)))
                 | "Both" >> beam.Flatten()

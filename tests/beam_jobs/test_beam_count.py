@@ -1,4 +1,4 @@
-"""CountPretokens on the DirectRunner, against the library's counting of the same texts."""
+"""CountTasks on the DirectRunner, against the library's counting of the same texts."""
 import apache_beam as beam
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
@@ -7,10 +7,14 @@ from apache_beam.testing.util import assert_that, equal_to
 
 import beam_jobs.count
 import tokfx
-from beam_jobs.count import CountPretokens
-from pipeline_corpus import EOT, SOURCES, paragraphs
+from beam_jobs.count import LINE, PRETOKEN, Counted, CountSettings, CountTasks
+from beam_jobs.count_files import read_count_part, write_count_file
+from beam_jobs.plan import plan_reads
+from pipeline_corpus import EOT, SOURCES, paragraphs, write_zst_shards
+from tokfx._count_table import CountTable
 from tokfx.counting import count_lines
-from tokfx.formats.documents import Document
+from tokfx.formats.readers import ReadOptions
+from tokfx.formats.readers.policy import FAIL
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +25,29 @@ def texts():
 
 
 def _pipeline():
-    """Two worker threads: the documents are counted in more than one bundle, whose counts
+    """Two worker threads: the tasks are counted in more than one bundle, whose count files
     are then summed."""
     return test_pipeline.TestPipeline(options=PipelineOptions(
         ["--direct_running_mode=multi_threading", "--direct_num_workers=2"]))
 
 
-def _documents(p, texts):
-    return p | beam.Create([Document(f"doc-{i}", t, f"doc-{i}") for i, t in enumerate(texts)])
+def _count(tmp_path, texts, files=4, pattern="gpt2", lines=False, min_count=1, max_pretokens=None):
+    """The pipeline's counts of `texts` written into `files` .jsonl.zst files: {kind: table}."""
+    (tmp_path / "in").mkdir(exist_ok=True)
+    write_zst_shards(tmp_path / "in", texts, files)
+    plan = plan_reads([str(tmp_path / "in" / "*")], ReadOptions(), 1 << 20, FAIL)
+    settings = CountSettings(str(tmp_path / "work"), ReadOptions(), "fail", pattern, (EOT,), lines,
+                             0.0, False, len(plan.tasks), False)
+    kinds = (PRETOKEN, LINE) if lines else (PRETOKEN,)
+    with _pipeline() as p:
+        counted = p | beam.Create(plan.tasks) | CountTasks(settings, min_count, max_pretokens)
+        for kind in kinds:
+            # The reducer is handed one file per part: their sums.
+            assert_that(counted[kind] | f"Files{kind}" >> beam.Map(lambda c: len(c.paths)),
+                        equal_to([beam_jobs.count.PARTS]), label=f"Summed{kind}")
+    limits = {PRETOKEN: max_pretokens, LINE: None}
+    return {kind: Counted(tuple(map(str, (tmp_path / "work").glob(f"{kind}-sum-*"))), limits[kind]).load()
+            for kind in kinds}
 
 
 def _ranked(counts: dict) -> list:
@@ -36,86 +55,83 @@ def _ranked(counts: dict) -> list:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def test_counts_are_the_librarys_counts(texts):
+def test_counts_are_the_librarys_counts(texts, tmp_path):
     expected = tokfx.count_pretokens(texts, special_tokens=[EOT])
     assert len(expected) > 1000 and max(expected.values()) > 1
-    with _pipeline() as p:
-        counts = _documents(p, texts) | CountPretokens(special_tokens=[EOT])
-        assert_that(counts, equal_to([expected]))
+    assert _count(tmp_path, texts)[PRETOKEN] == expected
 
 
-def test_a_bundle_that_outgrows_its_table_emits_it_and_counts_on(texts, monkeypatch):
-    # A flush every 100 distinct pre-tokens: many partial tables, the same sum.
+def test_a_bundle_that_outgrows_its_table_writes_it_and_counts_on(texts, tmp_path, monkeypatch):
+    # A flush every 100 distinct pre-tokens: many count files, the same sum.
     monkeypatch.setattr(beam_jobs.count, "FLUSH_ENTRIES", 100)
-    emitted = []
-    emit = beam_jobs.count._CountInBundle._emit
-
-    def recorded_emit(self):
-        emitted.append(len(self.counts))
-        yield from emit(self)
-
-    monkeypatch.setattr(beam_jobs.count._CountInBundle, "_emit", recorded_emit)
+    written = []
+    write = beam_jobs.count.write_count_file
+    monkeypatch.setattr(beam_jobs.count, "write_count_file",
+                        lambda path, parts: written.append(sum(map(len, parts))) or write(path, parts))
     expected = tokfx.count_pretokens(texts, special_tokens=[EOT])
     assert len(expected) > 10 * 100
-    with _pipeline() as p:
-        counts = _documents(p, texts) | CountPretokens(special_tokens=[EOT])
-        assert_that(counts, equal_to([expected]))
-    assert len(emitted) > 10 and max(emitted) < 100 + 200  # flushed as it went (+ one document's)
+    assert _count(tmp_path, texts, files=1)[PRETOKEN] == expected
+    flushed = written[:-beam_jobs.count.PARTS]  # the sums of the parts come last
+    assert len(flushed) > 10 and max(flushed) < 100 + 200  # flushed as it went (+ one document's)
 
 
-def test_another_pattern(texts):
+def test_another_pattern(texts, tmp_path):
     expected = tokfx.count_pretokens(texts, pattern="firstspace", special_tokens=[EOT])
     assert expected != tokfx.count_pretokens(texts, special_tokens=[EOT])  # it matters
-    with _pipeline() as p:
-        counts = _documents(p, texts) | CountPretokens("firstspace", [EOT])
-        assert_that(counts, equal_to([expected]))
+    assert _count(tmp_path, texts, pattern="firstspace")[PRETOKEN] == expected
 
 
-def test_lines_are_the_librarys_line_counts(texts):
+def test_lines_are_the_librarys_line_counts(texts, tmp_path):
     expected = count_lines(texts, [EOT])
     assert b"before" in expected and expected != tokfx.count_pretokens(texts, special_tokens=[EOT])
-    with _pipeline() as p:
-        lines = _documents(p, texts) | CountPretokens(special_tokens=[EOT], lines=True)
-        assert_that(lines, equal_to([expected]))
+    counted = _count(tmp_path, texts, lines=True, min_count=3, max_pretokens=10)
+    assert counted[LINE] == expected  # not pruned
+    assert len(counted[PRETOKEN]) == 10
 
 
-def test_min_count_drops_the_rare_pretokens(texts):
+def test_min_count_drops_the_rare_pretokens(texts, tmp_path):
     full = tokfx.count_pretokens(texts, special_tokens=[EOT])
     expected = {k: v for k, v in full.items() if v >= 3}
     assert 0 < len(expected) < len(full)
-    with _pipeline() as p:
-        counts = _documents(p, texts) | CountPretokens(special_tokens=[EOT], min_count=3)
-        assert_that(counts, equal_to([expected]))
+    assert _count(tmp_path, texts, min_count=3)[PRETOKEN] == expected
 
 
-def test_max_pretokens_keeps_the_most_frequent(texts):
+def test_max_pretokens_keeps_the_most_frequent(texts, tmp_path):
     full = tokfx.count_pretokens(texts, special_tokens=[EOT])
     expected = dict(_ranked(full)[:100])
     # The cut falls among pre-tokens of equal count: the tie-break decides which stay.
     assert _ranked(full)[99][1] == _ranked(full)[100][1]
-    with _pipeline() as p:
-        counts = _documents(p, texts) | CountPretokens(special_tokens=[EOT], max_pretokens=100)
-        assert_that(counts, equal_to([expected]))
+    assert _count(tmp_path, texts, max_pretokens=100)[PRETOKEN] == expected
 
 
-def test_min_count_and_max_pretokens_together(texts):
+def test_min_count_and_max_pretokens_together(texts, tmp_path):
     full = tokfx.count_pretokens(texts, special_tokens=[EOT])
     expected = dict(_ranked({k: v for k, v in full.items() if v >= 2})[:50])
+    assert _count(tmp_path, texts, min_count=2, max_pretokens=50)[PRETOKEN] == expected
+
+
+def test_no_tasks_give_empty_counts(tmp_path):
+    settings = CountSettings(str(tmp_path / "work"), ReadOptions(), "fail", "gpt2", (), True,
+                             0.0, False, 0, False)
     with _pipeline() as p:
-        counts = _documents(p, texts) | CountPretokens(special_tokens=[EOT], min_count=2,
-                                                       max_pretokens=50)
-        assert_that(counts, equal_to([expected]))
+        counted = p | beam.Create([]) | CountTasks(settings)
+        for kind in (PRETOKEN, LINE):
+            assert_that(counted[kind] | f"Load{kind}" >> beam.Map(lambda c: len(c.load())), equal_to([0]),
+                        label=f"Empty{kind}")
+    assert len(list((tmp_path / "work").glob("*-sum-*"))) == 2 * beam_jobs.count.PARTS
 
 
-@pytest.mark.parametrize("lines", [False, True])
-def test_no_documents_give_one_empty_dict(lines):
-    with _pipeline() as p:
-        counts = p | beam.Create([]) | CountPretokens(lines=lines)
-        assert_that(counts, equal_to([{}]))
-
-
-def test_lines_are_not_pruned():
-    with pytest.raises(ValueError, match="without pruning"):
-        CountPretokens(lines=True, min_count=2)
-    with pytest.raises(ValueError, match="without pruning"):
-        CountPretokens(lines=True, max_pretokens=10)
+def test_a_count_file_round_trips_each_part_and_refuses_a_truncated_one(tmp_path):
+    table = CountTable({b"a": 1, b"bb": 2, b"ccc": 3, b"": 4})
+    parts = table.split(3)
+    write_count_file(str(tmp_path / "c.counts"), parts)
+    for k, part in enumerate(parts):
+        assert read_count_part(str(tmp_path / "c.counts"), k).items() == part.items()
+    data = (tmp_path / "c.counts").read_bytes()
+    (tmp_path / "cut.counts").write_bytes(data[:-1])
+    last = max(k for k, part in enumerate(parts) if part)  # its counts end the file
+    with pytest.raises(ValueError, match="cut.counts: truncated count file"):
+        read_count_part(str(tmp_path / "cut.counts"), last)
+    (tmp_path / "other.counts").write_bytes(b"PAR1" + data[4:])
+    with pytest.raises(ValueError, match="other.counts: not a tokfx count file"):
+        read_count_part(str(tmp_path / "other.counts"), 0)

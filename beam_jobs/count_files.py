@@ -1,0 +1,67 @@
+"""Count files: how the counting pass hands its CountTables on, through the filesystem.
+
+A local runner keeps everything that crosses a shuffle in the launcher's memory, so passing the
+counted tables through the runner cost the launcher some 200 bytes per pre-token (0.6 GB at 1 GB
+of English). The tables go to files under the run's work directory instead (the output
+directory, which every worker shares), and only their paths travel through the runner.
+
+A count file holds one table cut into parts by `CountTable.split`, each part readable alone:
+
+    magic b"TFXCOUNT", parts (uint32)
+    per part: entries, key bytes (two uint64)
+    per part: its keys concatenated, their end offsets (int64), their counts (int64)
+
+in the machine's byte order (little-endian wherever tokfx builds). Files are written once under a unique name and never changed; a file that
+does not parse is an error naming it.
+"""
+from __future__ import annotations
+
+import struct
+import uuid
+
+from apache_beam.io.filesystems import FileSystems
+
+from tokfx._count_table import CountTable
+from beam_jobs.files import create, open_raw
+
+MAGIC = b"TFXCOUNT"
+_HEADER = struct.Struct("<8sI")
+_PART = struct.Struct("<QQ")
+
+
+def new_count_file(work_dir: str, kind: str) -> str:
+    """A fresh name for a count file of `kind` ("pretoken" or "line") in `work_dir`."""
+    return FileSystems.join(work_dir, f"{kind}-{uuid.uuid4().hex}.counts")
+
+
+def write_count_file(destination: str, parts: list[CountTable]) -> None:
+    with create(destination) as f:
+        f.write(_HEADER.pack(MAGIC, len(parts)))
+        for table in parts:
+            f.write(_PART.pack(len(table), table.key_bytes()))
+        for table in parts:
+            keys, ends, counts = table.packed()
+            f.write(keys)
+            f.write(ends.tobytes())
+            f.write(counts.tobytes())
+
+
+def read_count_part(path: str, part: int) -> CountTable:
+    """Part `part` of the count file at `path`."""
+    with open_raw(path) as f:
+        header = f.read(_HEADER.size)
+        if len(header) != _HEADER.size or _HEADER.unpack(header)[0] != MAGIC:
+            raise ValueError(f"{path}: not a tokfx count file")
+        parts = _HEADER.unpack(header)[1]
+        if not 0 <= part < parts:
+            raise ValueError(f"{path}: holds {parts} parts, not part {part}")
+        index = f.read(_PART.size * parts)
+        if len(index) != _PART.size * parts:
+            raise ValueError(f"{path}: truncated count file")
+        sizes = [_PART.unpack_from(index, _PART.size * k) for k in range(parts)]
+        f.seek(_HEADER.size + len(index) + sum(16 * entries + key_bytes for entries, key_bytes in sizes[:part]))
+        entries, key_bytes = sizes[part]
+        keys, ends, counts = f.read(key_bytes), f.read(8 * entries), f.read(8 * entries)
+        if len(keys) != key_bytes or len(ends) != 8 * entries or len(counts) != 8 * entries:
+            raise ValueError(f"{path}: truncated count file")
+    return CountTable.from_packed(keys, memoryview(ends).cast("q"), memoryview(counts).cast("q"))
