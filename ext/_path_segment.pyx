@@ -12,15 +12,15 @@ Twin: tokfx.reference.path_segment.
 """
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libcpp.vector cimport vector
 
 from greedy cimport greedy
 from id_list cimport id_objects, ids_as_array, ids_as_list
 from lattice cimport Best, viterbi, viterbi_tokens
 from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
-                          cache_store, cacheable, hash_piece, mix)
-from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward
+                          cache_store, cacheable, hash_piece)
+from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward, piece_seed
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
 from symbol_trie cimport SymbolTrie, trie_build
 
@@ -31,16 +31,6 @@ cdef enum:
     LIKELIHOOD = 3
 
 MODES = {"pathpiece-l": LONGEST, "pathpiece-r": RANDOM, "greedy": GREEDY, "likelihood": LIKELIHOOD}
-
-
-cdef inline uint64_t piece_seed(uint64_t seed, const int32_t* symbols, Py_ssize_t n) noexcept nogil:
-    """The random state of one piece: from the seed and the piece's symbols only, so a piece
-    segments the same wherever it occurs and however the text around it was cut."""
-    cdef uint64_t h = mix(seed ^ <uint64_t>n)
-    cdef Py_ssize_t i
-    for i in range(n):
-        h = mix(h ^ <uint32_t>symbols[i])
-    return h
 
 
 @cython.final

@@ -1,6 +1,8 @@
-"""The MI pass of PathPiece vocabulary construction: for each token occurrence of the PathPiece-L
-segmentation of a chunk of base symbols, how many more tokens the best segmentation that avoids
-exactly that occurrence needs (docs/algorithms.md, PathPiece), summed per token over a corpus.
+"""The MI pass of PathPiece vocabulary construction: for each token occurrence of the chosen
+shortest segmentation of a chunk of base symbols (ties to the longest last token, as
+PathPiece-L, or at random, as PathPiece-R with the same seed), how many more tokens the best
+segmentation that avoids exactly that occurrence needs (docs/algorithms.md, PathPiece), summed
+per token over a corpus.
 
 Twin: tokfx.reference.pathpiece_mi.
 """
@@ -8,14 +10,27 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
-from shortest_path cimport LONGEST, UNREACHED, Paths, backtrack, backward, forward
+from shortest_path cimport LONGEST, RANDOM, UNREACHED, Paths, backtrack, backward, forward, piece_seed
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_token
+
+TIE_RULES = {"longest": LONGEST, "random": RANDOM}
+
+
+cdef int tie_rule(str tie_break, seed) except -1:
+    """forward's rule for a tie_break name; the seed checked as pathpiece-r checks it."""
+    if tie_break not in TIE_RULES:
+        raise ValueError(f"unknown tie_break {tie_break!r}; known: {', '.join(TIE_RULES)}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return TIE_RULES[tie_break]
 
 
 cdef int32_t occurrence_mi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* trie, int max_width,
                            Paths* paths, const int32_t* bpl, Py_ssize_t s, Py_ssize_t e) noexcept:
     """MI of the occurrence symbols[s..e] on the chosen path: the fewest tokens of a
-    segmentation avoiding exactly it, minus the optimum; UNREACHED when there is none."""
+    segmentation avoiding exactly it, minus the optimum; UNREACHED when there is none. It
+    depends on the occurrence only, not on which shortest path it was chosen on (pl, bpl and sc
+    are the same under either tie rule)."""
     cdef int32_t optimum = paths.pl[n - 1], best = UNREACHED, node, before
     cdef Py_ssize_t j, s2, e2
     if paths.sc[e] > 1:
@@ -48,20 +63,26 @@ cdef int32_t occurrence_mi(const int32_t* symbols, Py_ssize_t n, const SymbolTri
     return UNREACHED if best == UNREACHED else best - optimum
 
 
-def chunk_mi(const int32_t[::1] symbols, tokens, int max_width=16):
-    """[(start, end exclusive, token id, MI or None)] along the PathPiece-L segmentation of one
-    chunk (None: no segmentation avoids that occurrence)."""
+def chunk_mi(const int32_t[::1] symbols, tokens, int max_width=16, str tie_break="longest", seed=0):
+    """[(start, end exclusive, token id, MI or None)] along the chosen shortest segmentation of
+    one chunk (None: no segmentation avoids that occurrence). tie_break "longest": the
+    PathPiece-L one; "random": the PathPiece-R one with this seed (from the seed and the chunk's
+    symbols, as tokfx._path_segment draws)."""
     cdef SymbolTrie reversed_trie, trie
     cdef Paths paths
     cdef vector[int32_t] bpl, starts, ids
     cdef Py_ssize_t n = symbols.shape[0], k, e
     cdef uint64_t state = 0
     cdef int32_t mi
+    cdef int rule = tie_rule(tie_break, seed)
+    cdef uint64_t seed64 = seed
     trie_build(&reversed_trie, tokens, True)
     trie_build(&trie, tokens, False)
     if n == 0:
         return []
-    forward(&symbols[0], n, &reversed_trie, max_width, LONGEST, &state, &paths)
+    if rule == RANDOM:
+        state = piece_seed(seed64, &symbols[0], n)
+    forward(&symbols[0], n, &reversed_trie, max_width, rule, &state, &paths)
     backward(&symbols[0], n, &trie, max_width, &bpl)
     backtrack(n, &paths, &starts, &ids)
     out = []
@@ -74,10 +95,12 @@ def chunk_mi(const int32_t[::1] symbols, tokens, int max_width=16):
 
 
 def mi_pass(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
-            tokens, int max_width=16):
+            tokens, int max_width=16, str tie_break="longest", seed=0):
     """One round of PathPiece vocabulary construction over chunks symbols[offsets[k]:offsets[k+1]]
-    occurring counts[k] times: (per token id the summed MI of its occurrences on the
-    PathPiece-L segmentations, times the counts, as a list; the corpus token count).
+    occurring counts[k] times: (per token id the summed MI of its occurrences on the chosen
+    shortest segmentations, times the counts, as a list; the corpus token count). tie_break and
+    seed choose the segmentation as in chunk_mi: a chunk's random path depends on its symbols
+    and the seed only, so all counts[k] occurrences of a chunk share one path.
 
     An occurrence that no segmentation can avoid (a base symbol nothing else covers) adds 0:
     base symbols are never dropped.
@@ -91,6 +114,8 @@ def mi_pass(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_
     cdef uint64_t state = 0
     cdef int32_t mi
     cdef int64_t total = 0
+    cdef int rule = tie_rule(tie_break, seed)
+    cdef uint64_t seed64 = seed
     trie_build(&reversed_trie, tokens, True)
     trie_build(&trie, tokens, False)
     check_chunks(symbols, offsets, counts)
@@ -100,7 +125,9 @@ def mi_pass(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_
         if n <= 0:
             continue
         chunk = &symbols[offsets[k]]
-        forward(chunk, n, &reversed_trie, max_width, LONGEST, &state, &paths)
+        if rule == RANDOM:
+            state = piece_seed(seed64, chunk, n)
+        forward(chunk, n, &reversed_trie, max_width, rule, &state, &paths)
         backward(chunk, n, &trie, max_width, &bpl)
         backtrack(n, &paths, &starts, &ids)
         total += counts[k] * paths.pl[n - 1]

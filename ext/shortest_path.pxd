@@ -1,11 +1,12 @@
 """Fewest tokens over a piece's base symbols, shared inline by the segmenter and the PathPiece MI
-pass: the forward DP over end positions with its tie rule, the backtrack of the chosen path, and
-the backward DP (fewest tokens from each start) that the MI of an occurrence needs.
+pass: the forward DP over end positions with its tie rule (and the random state of a piece for
+the random rule), the backtrack of the chosen path, and the backward DP (fewest tokens from each
+start) that the MI of an occurrence needs.
 
 The forward DP walks the trie of the reversed tokens back from each end position, so one walk
 finds every token ending there, widths 1..max_width in increasing order.
 """
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
 from piece_cache cimport mix
@@ -31,6 +32,17 @@ cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
     """splitmix64."""
     state[0] += 0x9E3779B97F4A7C15ULL
     return mix(state[0])
+
+
+cdef inline uint64_t piece_seed(uint64_t seed, const int32_t* symbols, Py_ssize_t n) noexcept nogil:
+    """The random state of one piece: from the seed and the piece's symbols only, so a piece
+    segments the same wherever it occurs and however the text around it was cut (and the
+    PathPiece construction with random ties draws exactly as pathpiece-r then segments)."""
+    cdef uint64_t h = mix(seed ^ <uint64_t>n)
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = mix(h ^ <uint32_t>symbols[i])
+    return h
 
 
 cdef inline int forward(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* reversed_trie,

@@ -101,8 +101,8 @@ class Tokenizer:
             scores=self.scores, **self.segmenter_params)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
-        """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` is
-        kept from the current segmenter unless given)."""
+        """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` and
+        `seed` are kept from the current segmenter unless given, where both take them)."""
         takes = get_segmenter(segmenter)
         if takes.needs_merges and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
             raise ValueError(f"segmenter {segmenter!r} needs merges, and this vocabulary has none: use"
@@ -110,8 +110,9 @@ class Tokenizer:
         if takes.needs_scores and self.scores is None:
             raise ValueError(f"segmenter {segmenter!r} needs a log probability per token (a unigram"
                              " vocabulary), and this vocabulary has none")
-        if "max_width" in self.segmenter_params and "max_width" in takes.defaults:
-            params = {"max_width": self.segmenter_params["max_width"], **params}
+        for name in ("max_width", "seed"):
+            if name in self.segmenter_params and name in takes.defaults:
+                params = {name: self.segmenter_params[name], **params}
         return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
                          self.params, self.alphabet, segmenter, params, self.scaffold, self.scores,
                          self.normalizer, self._control)

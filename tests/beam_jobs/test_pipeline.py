@@ -298,6 +298,24 @@ def test_pathpiece_training_params_pass_through_the_pipeline(corpus, tmp_path):
                                               "segmenter": "greedy", "segmenter_params": {}}
 
 
+def test_pathpiece_random_ties_pass_through_the_pipeline(corpus, tmp_path):
+    out = tmp_path / "ppr"
+    run_pipeline(corpus[0], out, "--algorithm", "pathpiece", "--pattern", "space-digit",
+                 "--initial-vocab", "ngram", "--initial-size", "900", "--schedule", "700,400",
+                 "--tie-break", "random", "--seed", "6")
+    expected = tokfx.train(list(corpus[1].values()), "pathpiece", vocab_size=VOCAB,
+                           special_tokens=[EOT], pattern="space-digit", initial_vocab="ngram",
+                           initial_size=900, schedule=[700, 400], tie_break="random", seed=6)
+    assert (out / "tokenizer" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)
+    tokenizer = tokfx.Tokenizer.load(out / "tokenizer")
+    assert (tokenizer.segmenter, tokenizer.segmenter_params) == ("pathpiece-r", {"max_width": 16, "seed": 6})
+    for row in read_shards(out):
+        assert row["input_ids"] == tokenizer.encode(corpus[1][row["id"]])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["training"] == {"initial_vocab": "ngram", "initial_size": 900,
+                                              "schedule": [700, 400], "tie_break": "random", "seed": 6}
+
+
 def test_overwrite_replaces_what_an_old_run_wrote(corpus, first_run, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(first_run[0], out)

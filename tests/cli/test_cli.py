@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import tokfx
 from conftest import fixture_path
 from tokfx import Tokenizer
 from tokfx.cli.main import main
@@ -131,7 +132,32 @@ def test_train_pathpiece_and_encode_with_the_saved_segmenter(tmp_path):
     assert json.loads(result.stdout) == tok.with_segmenter("greedy").encode(text)
 
 
+def test_train_pathpiece_with_random_ties(tmp_path):
+    """--tie-break random --seed: the construction's rounds and the saved segmenter (pathpiece-r)
+    draw with that seed; the same run again writes the same file."""
+    argv = ["train", str(fixture_path("tinystories_sample.txt")), "-q", "--algorithm", "pathpiece",
+            "--vocab-size", "400", "--initial-vocab", "ngram", "--initial-size", "900", "--pattern",
+            "space-digit", "--tie-break", "random", "--seed", "5"]
+    assert main([*argv, "-o", str(tmp_path / "a")]) == 0
+    assert main([*argv, "-o", str(tmp_path / "b")]) == 0
+    assert (tmp_path / "a" / "tokfx.json").read_bytes() == (tmp_path / "b" / "tokfx.json").read_bytes()
+    tok = Tokenizer.load(tmp_path / "a")
+    assert (tok.segmenter, tok.segmenter_params) == ("pathpiece-r", {"max_width": 16, "seed": 5})
+    assert (tok.params["tie_break"], tok.params["seed"]) == ("random", 5)
+    text = fixture_path("tinystories_sample.txt").read_text(encoding="utf-8")
+    expected = tokfx.train(text, "pathpiece", vocab_size=400, pattern="space-digit", initial_vocab="ngram",
+                           initial_size=900, tie_break="random", seed=5)
+    assert tok.tokens == expected.tokens and tok.params == expected.params
+    result = run_cli("encode", tmp_path / "a", "--text", "Once upon a time in 2024, a little dog ran.")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == tok.encode("Once upon a time in 2024, a little dog ran.")
+
+
 def test_pathpiece_options_that_do_not_apply_are_refused(tmp_path):
     result = run_cli("train", fixture_path("tinystories_sample.txt"), "-o", tmp_path / "t",
                      "--initial-size", "900")
     assert result.returncode == 2 and "initial_size does not apply to algorithm 'bpe'" in result.stderr
+    result = run_cli("train", fixture_path("tinystories_sample.txt"), "-o", tmp_path / "t",
+                     "--algorithm", "pathpiece", "--seed", "3")
+    assert result.returncode == 2
+    assert "seed does not apply to algorithm 'pathpiece' (it applies only with tie_break 'random')" in result.stderr

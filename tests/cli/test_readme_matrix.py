@@ -13,6 +13,8 @@ from pipeline_corpus import run_tokfx
 README = Path(__file__).resolve().parents[2] / "README.md"
 ROW = re.compile(r"^\| (\d+) \|.*\| `(tokfx train [^`]+)` \|$")
 ROWS = [(int(m[1]), m[2]) for line in README.read_text(encoding="utf-8").splitlines() if (m := ROW.match(line))]
+CONSTRUCTORS = {int(m[1]): line.split("|")[2].strip()  # rank -> the vocabulary constructor column
+                for line in README.read_text(encoding="utf-8").splitlines() if (m := ROW.match(line))}
 
 
 def test_the_table_has_the_papers_18_rows_in_rank_order():
@@ -36,3 +38,8 @@ def test_a_tables_command_builds_the_tokenizer_it_names(rank, command, tmp_path)
         (flag("--algorithm"), flag("--pattern"), flag("--segmenter"))
     if "--initial-vocab" in argv and flag("--initial-vocab") != "bpe":
         assert doc["params"]["initial_vocab"] == flag("--initial-vocab")
+    # PathPieceR rows build with random ties (the constructor column), recorded with the seed.
+    if CONSTRUCTORS[rank] == "PathPieceR":
+        assert (flag("--tie-break"), doc["params"]["tie_break"], doc["params"]["seed"]) == ("random", "random", 0)
+    else:
+        assert "tie_break" not in doc["params"]

@@ -62,6 +62,60 @@ def test_each_round_keeps_the_schedule_size_every_byte_and_drops_the_smallest_mi
         before = done.tokens
 
 
+def test_random_ties_keep_every_byte_reach_each_size_and_drop_as_the_twin(english):
+    """tie_break "random": each round segments as pathpiece-r with the seed (the twin's mi_pass
+    recomputes the drop), keeps the base symbols and ends at the scheduled size; and since the
+    MI sums do not depend on the tie rule, every round keeps what the longest rule keeps."""
+    counts = tokfx.count_pretokens(english, "firstspace")
+    words, symbols, offsets, word_counts = corpus_arrays(counts)
+    initial = tokfx.train(counts, "bpe", vocab_size=1000, pattern="firstspace", special_tokens=())
+    tokens = [tuple(t) for t in initial.tokens if len(t) <= 16]
+    sizes = [900, 700, 450]
+    rounds = prune_rounds(symbols, offsets, word_counts, tokens, sizes, 256, 16, "random", 11)
+    longest = prune_rounds(symbols, offsets, word_counts, tokens, sizes, 256, 16)
+    before = tokens
+    for done, same, size in zip(rounds, longest, sizes):
+        assert len(done.tokens) == size
+        assert done.tokens[:256] == [(b,) for b in range(256)]
+        sums, corpus_tokens = ref.mi_pass(list(symbols), list(offsets), list(word_counts), before, 16,
+                                          "random", 11)
+        order = sorted(range(256, len(before)), key=lambda i: (sums[i], before[i]))
+        dropped = set(order[:len(before) - size])
+        assert done.tokens == [t for i, t in enumerate(before) if i not in dropped]
+        assert done.corpus_tokens == corpus_tokens
+        assert (done.tokens, done.corpus_tokens) == (same.tokens, same.corpus_tokens)
+        before = done.tokens
+
+
+def test_random_ties_train_a_pathpiece_r_tokenizer(english, tmp_path):
+    longest = tokfx.train(english, "pathpiece", vocab_size=700, pattern="firstspace", initial_size=2000)
+    tok = tokfx.train(english, "pathpiece", vocab_size=700, pattern="firstspace", initial_size=2000,
+                      tie_break="random", seed=9)
+    assert (tok.segmenter, tok.segmenter_params) == ("pathpiece-r", {"max_width": 16, "seed": 9})
+    assert tok.params == {**longest.params, "tie_break": "random", "seed": 9}
+    assert "tie_break" not in longest.params and "seed" not in longest.params
+    assert tok.tokens == longest.tokens  # the same vocabulary (the MI sums are the same) ...
+    sample = english[:20_000]
+    assert tok.encode(sample) == longest.with_segmenter("pathpiece-r", seed=9).encode(sample)
+    assert tok.encode(sample) != longest.encode(sample)  # ... segmented with random ties
+    assert tok.decode(tok.encode(sample)) == sample
+    tok.save(tmp_path / "a")
+    again = Tokenizer.load(tmp_path / "a")
+    assert (again.params, again.segmenter_params) == (tok.params, tok.segmenter_params)
+    assert again.encode(sample) == tok.encode(sample)
+    # Deterministic for a seed: the same file; the seed defaults to 0.
+    tokfx.train(english, "pathpiece", vocab_size=700, pattern="firstspace", initial_size=2000,
+                tie_break="random", seed=9).save(tmp_path / "b")
+    assert (tmp_path / "b" / "tokfx.json").read_bytes() == (tmp_path / "a" / "tokfx.json").read_bytes()
+    zero = tokfx.train(english, "pathpiece", vocab_size=700, pattern="firstspace", initial_size=2000,
+                       tie_break="random")
+    assert (zero.params["seed"], zero.segmenter_params["seed"]) == (0, 0)
+    # Another segmenter picked at training keeps the seed where it takes one.
+    other = tokfx.train(english, "pathpiece", vocab_size=700, pattern="firstspace", initial_size=2000,
+                        tie_break="random", seed=9, segmenter="pathpiece-r", segmenter_params={"max_width": 8})
+    assert other.segmenter_params == {"max_width": 8, "seed": 9}
+
+
 def test_trained_tokenizer(english, tmp_path):
     tok = tokfx.train(english, "pathpiece", vocab_size=700, pattern="firstspace", initial_size=2000)
     assert tok.vocab_size == 700 and tok.segmenter == "pathpiece-l" and tok.algorithm == "pathpiece"
@@ -128,6 +182,14 @@ def test_bad_settings_are_refused(english):
         tokfx.train(english, "pathpiece", vocab_size=500, segmenter="shortest")
     with pytest.raises(ValueError, match="takes no parameter 'initial_size'"):
         tokfx.train(english, "bpe", vocab_size=500, initial_size=600)
+    with pytest.raises(ValueError, match="unknown tie_break 'shortest'"):
+        tokfx.train(english, "pathpiece", vocab_size=500, tie_break="shortest")
+    with pytest.raises(ValueError, match="seed applies only with tie_break 'random'"):
+        tokfx.train(english, "pathpiece", vocab_size=500, seed=3)
+    with pytest.raises(ValueError, match=r"seed must be in \[0, 2\*\*64\)"):
+        tokfx.train(english, "pathpiece", vocab_size=500, tie_break="random", seed=-1)
+    with pytest.raises(TypeError, match="tie_break must be a string"):
+        tokfx.train(english, "pathpiece", vocab_size=500, tie_break=1)
 
 
 def test_training_settings_route_options_to_the_trainer_and_the_segmenter():
@@ -142,6 +204,20 @@ def test_training_settings_route_options_to_the_trainer_and_the_segmenter():
         training_settings("bpe", None, initial_size=5000)
     with pytest.raises(ValueError, match="seed does not apply"):
         training_settings("pathpiece", "pathpiece-l", seed=3)
+    # tie_break "random": the seed goes to the construction, and to pathpiece-r where given.
+    assert training_settings("pathpiece", None, tie_break="random", seed=3) == {"tie_break": "random", "seed": 3}
+    assert training_settings("pathpiece", "pathpiece-r", tie_break="random", seed=3) == {
+        "tie_break": "random", "seed": 3, "segmenter": "pathpiece-r", "segmenter_params": {"seed": 3}}
+    # With the longest rule the seed is the segmenter's alone (as before tie_break existed) ...
+    assert training_settings("pathpiece", "pathpiece-r", seed=3) == {
+        "segmenter": "pathpiece-r", "segmenter_params": {"seed": 3}}
+    # ... and refused where nothing takes it.
+    for segmenter in (None, "pathpiece-l"):
+        with pytest.raises(ValueError, match=r"seed does not apply to algorithm 'pathpiece' \(it applies"
+                                             r" only with tie_break 'random'\)"):
+            training_settings("pathpiece", segmenter, tie_break="longest", seed=3)
+    with pytest.raises(ValueError, match="tie_break does not apply to algorithm 'bpe'"):
+        training_settings("bpe", None, tie_break="random")
 
 
 def test_cjk_alphabet_vocabulary():

@@ -64,6 +64,14 @@ def test_save_and_load_keep_the_segmenter_and_write_tokfx_json_only(bpe, tmp_pat
     assert loaded.encode(english[:5000]) == tok.encode(english[:5000])
 
 
+def test_another_segmenter_keeps_max_width_and_seed_unless_given(bpe):
+    tok = bpe.with_segmenter("pathpiece-r", seed=3, max_width=8)
+    assert tok.with_segmenter("pathpiece-r").segmenter_params == {"max_width": 8, "seed": 3}
+    assert tok.with_segmenter("pathpiece-r", seed=4).segmenter_params == {"max_width": 8, "seed": 4}
+    assert tok.with_segmenter("greedy").segmenter_params == {"max_width": 8}
+    assert tok.with_segmenter("greedy").with_segmenter("pathpiece-r").segmenter_params == {"max_width": 8, "seed": 0}
+
+
 def test_a_bpe_file_has_no_segmenter_field(bpe, tmp_path):
     bpe.save(tmp_path)
     assert "segmenter" not in json.loads((tmp_path / "tokfx.json").read_text())

@@ -14,6 +14,7 @@ from typing import Any
 
 from tokfx.alphabet import DEFAULT_CHARACTER_COVERAGE, NAMES as ALPHABETS, Alphabet, check_character_coverage
 from tokfx.formats.readers.policy import ON_ERROR
+from tokfx.models.pathpiece import TIE_BREAKS
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
 from tokfx.models.top_down import INITIAL_VOCABS
@@ -122,12 +123,17 @@ _FLAGS = [
          " (default: pathpiece halving steps, sage the official multiples)", type=sizes),
     Flag(("--max-width",), "pathpiece, sage, unigram and the pathpiece-l/-r, greedy and likelihood"
          " segmenters: widest token in base symbols (default 16)", type=int),
+    Flag(("--tie-break",), "pathpiece: how each pruning round chooses among a pre-token's shortest"
+         " segmentations: the longest last token (PathPieceL, default) or at random as pathpiece-r"
+         " with --seed (PathPieceR; the tokenizer then segments with pathpiece-r and that seed)",
+         choices=TIE_BREAKS),
     Flag(("--seed-size",), "unigram: seed vocabulary size, base symbols included (default 1000000)",
          type=int),
     Flag(("--shrinking-factor",), "unigram: each prune keeps this share of the tokens (default 0.75)",
          type=float),
     Flag(("--em-iterations",), "unigram: EM steps per round (default 2)", type=int),
-    Flag(("--seed",), "pathpiece-r, sage (word2vec): random seed (default 0)", type=int),
+    Flag(("--seed",), "pathpiece-r, pathpiece with --tie-break random, sage (word2vec): random seed"
+         " (default 0)", type=int),
     Flag(("--embeddings-schedule",), "sage: vocab sizes (the initial size or sizes of --schedule) at"
          " which word2vec is retrained (default: the official multiples of --vocab-size)", type=sizes),
     Flag(("--context",), "sage: word2vec and the ablation see the whole line (default, as the"
@@ -186,7 +192,7 @@ FLAGS: dict[str, Flag] = {flag.name: flag for flag in _FLAGS}
 assert len(FLAGS) == len(_FLAGS), "two flags share a key"
 
 # The trainers' and segmenters' own options: None when not given (training_settings routes them).
-TRAINER_OPTIONS = ("initial_vocab", "initial_size", "schedule", "max_width", "seed",
+TRAINER_OPTIONS = ("initial_vocab", "initial_size", "schedule", "max_width", "tie_break", "seed",
                    "embeddings_schedule", "context", "seed_size", "shrinking_factor", "em_iterations")
 TRAINING = ("special_token", "pattern", "algorithm", "vocab_size", "alphabet", "cjk_groups",
             "character_coverage", *TRAINER_OPTIONS, "segmenter")

@@ -83,11 +83,21 @@ class Trainer(ABC):
         for f in fields(self.Params):
             if f.name in (params or {}):
                 _check_param(self.name, f.name, f.type, params[f.name])
+        for name, why in self.inert_params(params or {}).items():
+            raise ValueError(f"algorithm {self.name!r}: {name} {why}")
         self.params = self.Params(**(params or {}))
 
     @classmethod
     def param_names(cls) -> list[str]:
         return [f.name for f in fields(cls.Params)]
+
+    @classmethod
+    def inert_params(cls, params: Mapping) -> dict[str, str]:
+        """Those of `params` (given by name) that the others leave without effect, each with
+        why ("applies only with ..."): the trainer refuses them, and training_settings gives
+        them to the segmenter alone where it takes them (pathpiece's seed with tie_break
+        "longest" and a pathpiece-r segmenter). None by default."""
+        return {}
 
     def reads_lines(self) -> bool:
         """Whether this training learns from line counts as well (context="line")."""

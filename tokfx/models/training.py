@@ -51,17 +51,25 @@ def trains_on_lines(algorithm: str, params: Mapping) -> bool:
 
 def training_settings(algorithm: str, segmenter: str | None = None, **options) -> dict:
     """`tokfx.train` keywords from command-line options (None: not given): the algorithm's own
-    params, and `segmenter` with its params. `max_width` (L) goes to both where they take it."""
+    params, and `segmenter` with its params. `max_width` (L) goes to both where they take it, and
+    so does `seed` (pathpiece's with tie_break "random", sage's word2vec's, pathpiece-r's); an
+    own param the others leave inert (Trainer.inert_params) goes to the segmenter alone."""
     given = {name: value for name, value in options.items() if value is not None}
-    own = trainer_params(algorithm)
-    settings = {name: value for name, value in given.items() if name in own}
+    trainer = get_trainer(algorithm)
+    own = {name: value for name, value in given.items() if name in trainer.param_names()}
+    inert = trainer.inert_params(own)
+    settings = {name: value for name, value in own.items() if name not in inert}
+    routed = set(settings)
     if segmenter is not None:
         takes = get_segmenter(segmenter).defaults
         settings["segmenter"] = segmenter
         settings["segmenter_params"] = {name: value for name, value in given.items() if name in takes}
-    leftover = set(given) - set(own) - set(settings.get("segmenter_params", {}))
+        routed |= set(settings["segmenter_params"])
+    leftover = sorted(set(given) - routed)
     if leftover:
-        raise ValueError(f"{sorted(leftover)[0]} does not apply to algorithm {algorithm!r}"
+        name = leftover[0]
+        raise ValueError(f"{name} does not apply to algorithm {algorithm!r}"
+                         + (f" (it {inert[name]})" if name in inert else "")
                          + (f" with segmenter {segmenter!r}" if segmenter else " (give a --segmenter?)"))
     return settings
 
