@@ -1,13 +1,13 @@
 """Reading read tasks (beam_jobs.plan) on the workers: `TaskReader` reads one task's documents
-and rejections with its progress; `ReadTasks` is the counting pass's read, ReadTasks -> documents
-and rejected records.
+and rejections with its progress (the counting and encoding passes read through it inside their
+own DoFn); `ReadTasks`, ReadTasks -> documents and rejected records, is for the steps that need
+documents as elements (the held-out documents of --eval-fraction).
 
 Bad input goes through the one error policy (tokfx.formats.readers.policy): fail raises, skip
 counts the Rejection and sends it to the `rejected` output.
 """
 from __future__ import annotations
 
-import logging
 import time
 
 import apache_beam as beam
@@ -20,7 +20,6 @@ from beam_jobs.files import open_raw
 from beam_jobs.plan import ReadTask
 
 REJECTED = "rejected"
-log = logging.getLogger(__name__)
 
 
 class Policy:
@@ -68,18 +67,15 @@ class TaskReader:
 class _Read(beam.DoFn):
     """A ReadTask -> Documents (main output) and Rejections."""
 
-    def __init__(self, on_error: str, options: ReadOptions, task_count: int, progress: bool,
-                 counted: bool):
+    def __init__(self, on_error: str, options: ReadOptions, counted: bool):
         self.on_error, self.options, self.counted = on_error, options, counted
-        self.task_count, self.progress = task_count, progress
-        self.documents = Metrics.counter("tokfx", "documents_counted")
         self.usec = Metrics.counter("tokfx", "usec_read")
 
     def setup(self):
         self.policy = Policy(self.on_error, self.counted)
 
     def process(self, task: ReadTask):
-        items, busy, documents = iter(TaskReader(task, self.options)), 0.0, 0
+        items, busy = iter(TaskReader(task, self.options)), 0.0
         while True:
             # Time only the reading: downstream steps run inside our yields.
             start = time.perf_counter()
@@ -87,29 +83,19 @@ class _Read(beam.DoFn):
             busy += time.perf_counter() - start
             if item is None:
                 break
-            if isinstance(item, Document):
-                documents += 1
-                yield item
-            else:
-                yield self.policy.reject(item)
-        self.documents.inc(documents)
+            yield item if isinstance(item, Document) else self.policy.reject(item)
         self.usec.inc(int(busy * 1e6))
-        if self.progress:
-            log.info("counted task %s of %s (%s): %s documents", f"{task.index + 1:,}",
-                     f"{self.task_count:,}", task.describe(), f"{documents:,}")
 
 
 class ReadTasks(beam.PTransform):
     """ReadTasks -> {"documents": Documents, "rejected": Rejections} (tokfx.formats.documents)."""
 
-    def __init__(self, options: ReadOptions, on_error: str = "fail", task_count: int = 0,
-                 progress: bool = False, counted: bool = True):
-        """With `progress`, each task logs what it read (`task_count`: the plan's, for the
-        lines). `counted`: whether the rejections count in the run's metrics (not in `tokfx
-        run`'s counting pass: its encoding pass reads and records the same ones)."""
+    def __init__(self, options: ReadOptions, on_error: str = "fail", counted: bool = True):
+        """`counted`: whether the rejections count in the run's metrics (not when another pass
+        reads and records the same ones)."""
         super().__init__()
         ErrorPolicy(on_error)  # refuse an unknown policy here, not in every worker
-        self.read = _Read(on_error, options, task_count, progress, counted)
+        self.read = _Read(on_error, options, counted)
 
     def expand(self, tasks):
         # Reshuffle spreads the tasks over workers (else they stay fused in one bundle).
