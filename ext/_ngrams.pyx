@@ -11,6 +11,27 @@ from libcpp.vector cimport vector
 from chunks cimport check_chunks
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new
 
+cdef extern from *:
+    """
+    #include <algorithm>
+    #include <cstdint>
+    #include <vector>
+    // Candidates (indices into start/length/count) by count, highest first, ties by their
+    // symbols flat[start..start+length) compared as Python compares tuples of ints.
+    static void sort_grams(std::vector<int32_t>& order, const std::vector<int64_t>& count,
+                           const std::vector<int64_t>& start, const std::vector<int32_t>& length,
+                           const std::vector<int32_t>& flat) {
+        std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+            if (count[a] != count[b]) return count[a] > count[b];
+            const int32_t* x = flat.data() + start[a];
+            const int32_t* y = flat.data() + start[b];
+            return std::lexicographical_compare(x, x + length[a], y, y + length[b]);
+        });
+    }
+    """
+    void sort_grams(vector[int32_t]& order, const vector[int64_t]& count, const vector[int64_t]& start,
+                    const vector[int32_t]& length, const vector[int32_t]& flat) except +
+
 
 def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
                Py_ssize_t how_many, int max_width):
@@ -31,6 +52,9 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child
     cdef int64_t threshold
+    cdef vector[int32_t] order, cand_length, flat
+    cdef vector[int64_t] cand_count, cand_start
+    cdef Py_ssize_t i, j, at
     trie_build(&trie, [], False)
     check_chunks(symbols, offsets, counts)
     node_count.push_back(0)
@@ -59,14 +83,25 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
         return []
     sort(ranked.begin(), ranked.end())
     threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
-    found = []
+    # The candidates' symbols spelled out in C, sorted there (count, then symbols, as the
+    # tuples (-count, symbols) sort), and only the kept made Python tuples.
     for node in range(<int32_t>node_count.size()):
         if length[node] >= 2 and node_count[node] >= threshold:
-            gram = []
+            at = flat.size()
+            flat.resize(at + length[node])
             child = node
+            j = length[node] - 1
             while child > 0:
-                gram.append(last_symbol[child])
+                flat[at + j] = last_symbol[child]
                 child = parent[child]
-            found.append((-node_count[node], tuple(reversed(gram))))
-    found.sort()
-    return [(gram, -negative_count) for negative_count, gram in found[:how_many]]
+                j -= 1
+            order.push_back(<int32_t>cand_count.size())
+            cand_count.push_back(node_count[node])
+            cand_start.push_back(at)
+            cand_length.push_back(length[node])
+    sort_grams(order, cand_count, cand_start, cand_length, flat)
+    found = []
+    for i in range(min(how_many, <Py_ssize_t>order.size())):
+        at = cand_start[order[i]]
+        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]), cand_count[order[i]]))
+    return found

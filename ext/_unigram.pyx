@@ -6,23 +6,69 @@ segmentation.
 Twin: tokfx.reference.unigram.
 """
 from array import array
+from itertools import chain
 
 from libc.math cimport exp
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport UINT64_MAX, int32_t, int64_t
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
 from lattice cimport LATTICE_NEG_INF, Best, forward_backward, viterbi, viterbi_tokens
-from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_token
+from symbol_trie cimport (ROOT_TABLE, Edge, SymbolTrie, trie_build, trie_child, trie_child_or_new,
+                          trie_token)
+
+
+cdef int _trie_build_flat(SymbolTrie* trie, const int64_t[::1] flat, const int64_t[::1] lengths,
+                          bint reverse) except -1:
+    """trie_build over the tokens' symbols concatenated (`flat`, token k `lengths[k]` long):
+    the same trie (node ids, token of each node), without a Python object per symbol; its edge
+    table starts sized for one node per token and doubles as trie_child_or_new fills it (a
+    token trie has at least one node per distinct token, often little more: sizing for a node
+    per symbol, as trie_build, made the Unigram seed's tables several times larger)."""
+    cdef Py_ssize_t k, j, start = 0, n_tokens = lengths.shape[0]
+    cdef int64_t symbol
+    cdef int32_t node
+    cdef size_t slots = 2
+    while slots < <size_t>(2 * (n_tokens + 1)):
+        slots *= 2
+    trie.edges.assign(slots, Edge(UINT64_MAX, 0))
+    trie.mask = slots - 1
+    trie.token_of_node.assign(1, -1)
+    for k in range(ROOT_TABLE):
+        trie.root_children[k] = -1
+    for k in range(n_tokens):
+        if lengths[k] == 0:
+            raise ValueError(f"token {k} is empty")
+        node = 0
+        for j in range(lengths[k]):
+            symbol = flat[start + lengths[k] - 1 - j] if reverse else flat[start + j]
+            if not 0 <= symbol < 2**31:
+                raise ValueError(f"token {k}: symbol {symbol} is not in [0, 2**31)")
+            node = trie_child_or_new(trie, node, <int32_t>symbol)
+        if trie.token_of_node[node] < 0:
+            trie.token_of_node[node] = <int32_t>k
+        start += lengths[k]
+    return 0
 
 
 cdef int _tries(tokens, scores, SymbolTrie* trie, SymbolTrie* reversed_trie,
                 vector[double]* c_scores) except -1:
     if len(scores) != len(tokens):
         raise ValueError(f"{len(scores)} scores for {len(tokens)} tokens")
-    if trie != NULL:
-        trie_build(trie, tokens, False)
-    trie_build(reversed_trie, tokens, True)
+    if any(token is None for token in tokens):
+        if trie != NULL:
+            trie_build(trie, tokens, False)
+        trie_build(reversed_trie, tokens, True)
+    else:
+        lengths = array("q", map(len, tokens))
+        try:
+            flat = array("q", chain.from_iterable(tokens))
+        except OverflowError:
+            trie_build(reversed_trie, tokens, True)  # raises trie_build's error
+            raise
+        if trie != NULL:
+            _trie_build_flat(trie, flat, lengths, False)
+        _trie_build_flat(reversed_trie, flat, lengths, True)
     c_scores.clear()
     for score in scores:
         c_scores.push_back(score)
@@ -36,7 +82,8 @@ def e_step(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t
     Tokens by id (symbol sequences), scores their log probabilities."""
     cdef SymbolTrie trie, reversed_trie
     cdef vector[double] c_scores, alpha, beta, expected
-    cdef Py_ssize_t k, n, s, w
+    cdef vector[int32_t] walked
+    cdef Py_ssize_t k, n, s, w, stride
     cdef const int32_t* piece
     cdef int32_t node, token
     cdef double log_z, likelihood = 0.0, count
@@ -49,20 +96,20 @@ def e_step(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t
             continue
         piece = &symbols[offsets[k]]
         log_z = forward_backward(piece, n, &trie, &reversed_trie, c_scores.data(), max_width,
-                                 &alpha, &beta)
+                                 &alpha, &beta, &walked)
         if log_z == LATTICE_NEG_INF:
             raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
         count = <double>counts[k]
         likelihood += count * log_z
+        # The backward pass's walk of the trie from each start, replayed in the same order.
+        stride = max_width if max_width < n else n
         for s in range(n):
             if alpha[s] == LATTICE_NEG_INF:
                 continue
-            node = 0
             for w in range(1, min(max_width, n - s) + 1):
-                node = trie_child(&trie, node, piece[s + w - 1])
-                if node < 0:
+                token = walked[s * stride + w - 1]
+                if token == -2:
                     break
-                token = trie_token(&trie, node)
                 if token >= 0 and beta[s + w] != LATTICE_NEG_INF:
                     expected[token] += count * exp(alpha[s] + c_scores[token] + beta[s + w] - log_z)
     return array("d", expected), likelihood

@@ -103,17 +103,22 @@ cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens
 cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* trie,
                                     const SymbolTrie* reversed_trie, const double* scores,
                                     int max_width, vector[double]* alpha,
-                                    vector[double]* beta) except? -1:
+                                    vector[double]* beta, vector[int32_t]* walked=NULL) except? -1:
     """alpha[i]: log of the summed probability of every path over symbols[0..i-1] (alpha[0] = 0);
     beta[i]: over symbols[i..n-1] (beta[n] = 0). Returns log Z = alpha[n] (-inf: no path). Sums
-    run in increasing width, as the twin's."""
-    cdef Py_ssize_t e, s, w
+    run in increasing width, as the twin's. `walked` (optional): the backward pass's trie walk,
+    so that a later pass over the same (start, width) pairs need not walk again: row s (stride
+    min(max_width, n)) holds, for width w at w - 1, the token of symbols[s..s+w-1] (-1: none),
+    and -2 at the width where the walk left the trie (the row ends there)."""
+    cdef Py_ssize_t e, s, w, stride = max_width if max_width < n else n
     cdef int32_t node, token
     cdef double acc
     alpha.assign(n + 1, LATTICE_NEG_INF)
     beta.assign(n + 1, LATTICE_NEG_INF)
     alpha[0][0] = 0.0
     beta[0][n] = 0.0
+    if walked != NULL:
+        walked.resize(n * stride)
     for e in range(n):
         node = 0
         acc = LATTICE_NEG_INF
@@ -131,8 +136,12 @@ cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const 
         for w in range(1, min(max_width, n - s) + 1):
             node = trie_child(trie, node, symbols[s + w - 1])
             if node < 0:
+                if walked != NULL:
+                    walked[0][s * stride + w - 1] = -2
                 break
             token = trie_token(trie, node)
+            if walked != NULL:
+                walked[0][s * stride + w - 1] = token
             if token >= 0 and beta[0][s + w] != LATTICE_NEG_INF:
                 acc = log_sum_exp(acc, beta[0][s + w] + scores[token])
         beta[0][s] = acc

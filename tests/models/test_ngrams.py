@@ -6,7 +6,7 @@ from itertools import accumulate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokfx._ngrams import top_ngrams
+from tokfx._ngrams import top_ngram_counts, top_ngrams
 from tokfx.alphabet import BYTES
 from tokfx.reference import ngrams as ref
 
@@ -30,4 +30,6 @@ def test_top_ngrams_equal_the_reference(pieces, how_many, max_width):
     symbols = array("i", [s for p, _ in pieces for s in p])
     counts = array("q", [c for _, c in pieces])
     assert top_ngrams(symbols, offsets, counts, how_many, max_width) == ref.top_ngrams(
+        [p for p, _ in pieces], counts, how_many, max_width)
+    assert top_ngram_counts(symbols, offsets, counts, how_many, max_width) == ref.top_ngram_counts(
         [p for p, _ in pieces], counts, how_many, max_width)

@@ -281,3 +281,55 @@ def test_command_line_trains_unigram_with_its_options(tmp_path):
     tok = Tokenizer.load(tmp_path / "tok")
     assert tok.vocab_size == 400 and tok.segmenter == "likelihood"
     assert tok.params["shrinking_factor"] == 0.5 and tok.params["em_iterations"] == 1
+
+
+def m_step_plain(tokens, expected, alphabet_size, floor):
+    """m_step as first written (sorted low tokens, sets, generator sums): the vectorised one
+    must return exactly this."""
+    low = sorted((i for i in range(alphabet_size, len(tokens)) if expected[i] < EXPECTED_THRESHOLD),
+                 key=lambda i: (expected[i], tokens[i]))
+    dropped = set(low[:max(0, len(tokens) - floor)])
+    kept = [i for i in range(len(tokens)) if i not in dropped]
+    total = sum(expected[i] for i in kept if expected[i] >= EXPECTED_THRESHOLD)
+    log_total = digamma(total) if total > 0 else 0.0
+    scores = [digamma(expected[i]) - log_total if expected[i] >= EXPECTED_THRESHOLD else None for i in kept]
+    lowest = min((s for s in scores if s is not None), default=0.0)
+    return [tokens[i] for i in kept], [lowest - 10.0 if s is None else s for s in scores]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_m_step_equals_the_plain_version(data):
+    # Few distinct values, so that ties (broken by symbols) and the floor both come into play.
+    size = data.draw(st.integers(1, 30))
+    tokens = [(i,) for i in range(3)] + [tuple(data.draw(st.lists(st.integers(0, 2), min_size=2, max_size=3)))
+                                         for _ in range(size)]
+    expected = data.draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 3.0, 1e-9]) |
+                                  st.floats(0.0, 50.0), min_size=len(tokens), max_size=len(tokens)))
+    floor = data.draw(st.integers(3, len(tokens)))
+    for values in (expected, array("d", expected)):
+        assert m_step(tokens, values, 3, floor) == m_step_plain(tokens, values, 3, floor)
+
+
+@pytest.mark.parametrize("tokens, message", [
+    ([(0,), (), (1,)], r"token 1 is empty"),
+    ([(0,), (1, -1)], r"token 1: symbol -1 is not in \[0, 2\*\*31\)"),
+    ([(0,), (1, 2**31)], r"token 1: symbol 2147483648 is not in \[0, 2\*\*31\)"),
+])
+def test_passes_refuse_bad_tokens(tokens, message):
+    scores = [-1.0] * len(tokens)
+    data = packed([[0]], [1])
+    for call in (lambda: e_step(*data, tokens, scores, 4), lambda: viterbi_counts(*data, tokens, scores, 4),
+                 lambda: alternatives(tokens, scores, 4)):
+        with pytest.raises(ValueError, match=message):
+            call()
+
+
+def test_passes_skip_none_tokens_as_the_twin():
+    tokens = [(0,), (1,), None, (0, 1), None, (1, 0), (0, 1)]
+    scores = [-2.0, -2.5, -0.1, -1.0, -0.2, -1.5, -0.5]
+    pieces, counts = [[0, 1, 0, 1], [1, 0], [0]], [3, 1, 2]
+    expected, likelihood = e_step(*packed(pieces, counts), tokens, scores, 4)
+    assert (list(expected), likelihood) == ref.e_step(pieces, counts, tokens, scores, 4)
+    freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), tokens, scores, 4)
+    assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, 4)

@@ -77,13 +77,24 @@ def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_si
     """Drop the tokens (not base symbols) expected fewer than EXPECTED_THRESHOLD times, fewest
     first (ties by symbols), never below `floor` tokens; score the rest digamma(expected) -
     digamma(sum of the expected counts at or above the threshold). The kept keep their order."""
-    low = sorted((i for i in range(alphabet_size, len(tokens)) if expected[i] < EXPECTED_THRESHOLD),
-                 key=lambda i: (expected[i], tokens[i]))
-    dropped = set(low[:max(0, len(tokens) - floor)])
-    kept = [i for i in range(len(tokens)) if i not in dropped]
-    total = sum(expected[i] for i in kept if expected[i] >= EXPECTED_THRESHOLD)
+    n = len(tokens)
+    values = np.asarray(expected, dtype=np.float64)[:n]
+    low = values < EXPECTED_THRESHOLD
+    low[:alphabet_size] = False
+    low_ids = np.flatnonzero(low)
+    room = max(0, n - floor)
+    keep = np.ones(n, dtype=bool)
+    if len(low_ids) <= room:
+        keep[low_ids] = False  # all of them: their order does not matter
+    else:
+        ordered = sorted(low_ids.tolist(), key=lambda i: (expected[i], tokens[i]))
+        keep[ordered[:room]] = False
+    kept = np.flatnonzero(keep).tolist()
+    kept_values = values[keep].tolist()
+    # The builtin sum over the same floats in the same order, as before.
+    total = sum(v for v in kept_values if v >= EXPECTED_THRESHOLD)
     log_total = digamma(total) if total > 0 else 0.0
-    scores = [digamma(expected[i]) - log_total if expected[i] >= EXPECTED_THRESHOLD else None for i in kept]
+    scores = [digamma(v) - log_total if v >= EXPECTED_THRESHOLD else None for v in kept_values]
     return [tokens[i] for i in kept], _floored(scores)
 
 
