@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from conftest import corpus_text, ends_of, fixture_path
+from conftest import ASSIGNED, corpus_text, ends_of, fixture_path
 from tokfx._bpe_encode import BPEEncoder
 from tokfx.formats.gpt2 import read_gpt2_files, write_gpt2_files
 from tokfx.formats.hf_json import hf_tokenizer_json
@@ -151,12 +151,6 @@ def test_gpt2_export_on_corpus_files(relative, gpt2_three_ways):
 # letters of several scripts, combining marks, emoji, and the special token itself.
 TRICKY = [" ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000", "\u2028", "'s", "'ll", "'", "0", "12",
           "٣", "a", "Z", "é", "e\u0301", "ß", "中文", "한국", "ー", "🙂", "🏳️‍🌈", ".", "!?", END_OF_TEXT]
-
-
-# Only characters assigned in Python's Unicode database (14.0 for 3.11): `regex` ships newer
-# tables than the Rust engines of tiktoken and tokenizers, so for some code points unassigned in
-# 14.0 (e.g. U+3D000, found by this test) `regex` sees a letter where both peers do not.
-ASSIGNED = st.characters(codec="utf-8", exclude_categories=("Cs", "Cn"))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
