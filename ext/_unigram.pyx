@@ -9,13 +9,12 @@ from array import array
 from itertools import chain
 
 from libc.math cimport exp
-from libc.stdint cimport UINT64_MAX, int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
 from lattice cimport LATTICE_NEG_INF, Best, forward_backward, viterbi, viterbi_tokens
-from symbol_trie cimport (ROOT_TABLE, Edge, SymbolTrie, trie_build, trie_child, trie_child_or_new,
-                          trie_token)
+from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init, trie_token
 
 
 cdef int _trie_build_flat(SymbolTrie* trie, const int64_t[::1] flat, const int64_t[::1] lengths,
@@ -28,14 +27,7 @@ cdef int _trie_build_flat(SymbolTrie* trie, const int64_t[::1] flat, const int64
     cdef Py_ssize_t k, j, start = 0, n_tokens = lengths.shape[0]
     cdef int64_t symbol
     cdef int32_t node
-    cdef size_t slots = 2
-    while slots < <size_t>(2 * (n_tokens + 1)):
-        slots *= 2
-    trie.edges.assign(slots, Edge(UINT64_MAX, 0))
-    trie.mask = slots - 1
-    trie.token_of_node.assign(1, -1)
-    for k in range(ROOT_TABLE):
-        trie.root_children[k] = -1
+    trie_init(trie, n_tokens + 1)
     for k in range(n_tokens):
         if lengths[k] == 0:
             raise ValueError(f"token {k} is empty")

@@ -29,23 +29,29 @@ cdef struct SymbolTrie:
     int32_t root_children[ROOT_TABLE]  # -1: none
 
 
-cdef inline int trie_build(SymbolTrie* trie, tokens, bint reverse) except -1:
-    """The trie of tokens: by id, each a sequence of base symbols (walked reversed with
-    `reverse`), or None to leave that id out; a repeated token keeps its lowest id."""
-    cdef int32_t node
+cdef inline void trie_init(SymbolTrie* trie, size_t nodes) noexcept:
+    """An empty trie (the root alone) whose edge table has room for `nodes` nodes at load 1/2
+    (trie_child_or_new doubles it as it fills)."""
+    cdef size_t slots = 2
     cdef int k
-    total = 0
-    for token in tokens:
-        if token is not None:
-            total += len(token)
-    slots = 2
-    while slots < 2 * total:
+    while slots < 2 * nodes:
         slots *= 2
     trie.edges.assign(slots, Edge(UINT64_MAX, 0))
     trie.mask = slots - 1
     trie.token_of_node.assign(1, -1)
     for k in range(ROOT_TABLE):
         trie.root_children[k] = -1
+
+
+cdef inline int trie_build(SymbolTrie* trie, tokens, bint reverse) except -1:
+    """The trie of tokens: by id, each a sequence of base symbols (walked reversed with
+    `reverse`), or None to leave that id out; a repeated token keeps its lowest id."""
+    cdef int32_t node
+    total = 0
+    for token in tokens:
+        if token is not None:
+            total += len(token)
+    trie_init(trie, total)
     for token_id, token in enumerate(tokens):
         if token is None:
             continue
