@@ -2,7 +2,7 @@
 context="line"), summed, pruned and ready for the single training reducer.
 
 1. One DoFn call per read task reads its documents and counts them into the bundle's CountTable
-   (tokfx._count_table: native memory, some 60 bytes a pre-token): Beam's per-element cost is
+   (tokfx._count_table: native memory, some 45 bytes a pre-token): Beam's per-element cost is
    paid per task, not per document. Once the table holds `FLUSH_ENTRIES` keys, and at the end
    of the bundle, it is written to a count file cut into `PARTS` parts by a fixed hash of the
    key (beam_jobs.count_files), so a worker's memory stays bounded whatever its share.
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 # Parts that the summing spreads over; enough for a cluster, few enough that a count file's
 # parts stay large.
 PARTS = 64
-# A bundle's table is written once it holds this many keys (some 60 MB): the local runner gives
+# A bundle's table is written once it holds this many keys (some 45 MB): the local runner gives
 # a worker one bundle for all its read tasks.
 FLUSH_ENTRIES = 1 << 20
 PRETOKEN, LINE = "pretoken", "line"
