@@ -93,10 +93,16 @@ def test_viterbi_is_the_brute_force_best_with_the_longest_last_token_on_ties(cas
         want = max((s for score, s in found if score == top), key=lambda s: [e - b for b, e in reversed(s)])
         freq, _ = viterbi_counts(*packed([symbols], [1]), tokens, scores, max_width)
         score, path = ref.viterbi(symbols, tokens, scores, max_width)
-        assert score == top and [(b, e) for b, e, _ in path] == want
+        chosen = [(b, e) for b, e, _ in path]
+        assert score == top and dict((tuple(s), sc) for sc, s in found)[tuple(chosen)] == top
+        # Float sums: two paths whose prefixes differ by an ulp may round to the same total, a
+        # tie that Viterbi, keeping the better prefix at each position, never sees (nor does
+        # sentencepiece's). The tie rule is checked where the sums are exact.
+        if all(x.is_integer() for x in scores):
+            assert chosen == want
         ids = ids_of(tokens)
         want_freq = [0] * len(tokens)
-        for b, e in want:
+        for b, e in chosen:
             want_freq[ids[tuple(symbols[b:e])]] += 1
         assert list(freq) == want_freq
 
