@@ -34,7 +34,8 @@ from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR
 
 TOKENIZER_DIR = "tokenizer"
 EVAL_DIR = "eval"
-# The counting pass's files (beam_jobs.count_files), removed when the run ends.
+# The counting pass's files (beam_jobs.count_files): beam_jobs.pipelines.run removes them before
+# and after the pipeline.
 COUNTING_DIR = "counting"
 SETTINGS_JSON = "settings.json"
 LOCK = ".tokfx.lock"
@@ -76,7 +77,7 @@ class OutputDir:
             raise ValueError(f"{self.path} {why}: pass --overwrite to replace it, or choose another --output")
         # A resumed run keeps its shards and receipts; what it writes last is written again.
         clear = OURS[self.command] if overwrite or previous != settings else (
-            MANIFEST_JSON, REJECTED_DIR, EVAL_DIR, COUNTING_DIR)
+            MANIFEST_JSON, REJECTED_DIR, EVAL_DIR)
         for name in clear:
             if FileSystems.exists(self.join(name)):
                 FileSystems.delete([self.join(name)])

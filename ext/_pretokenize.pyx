@@ -16,8 +16,8 @@ import regex
 
 from cpython.array cimport array as c_array, clone
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
-from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memcpy
+from libc.stdint cimport int64_t, uint16_t, uint32_t
+from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 # ---------------------------------------------------------------------------------------------
