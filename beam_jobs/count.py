@@ -29,6 +29,7 @@ from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
 from tokfx._count_table import CountTable
+from tokfx.counting.pretoken_counter import PretokenCounter
 from tokfx.counting.texts import count_lines_into
 from tokfx.formats.documents import Rejection
 from tokfx.formats.readers import ReadOptions
@@ -99,6 +100,7 @@ class _CountTasks(beam.DoFn):
 
     def start_bundle(self):
         self.tables = {PRETOKEN: CountTable()}
+        self.counter = PretokenCounter(self.pretokenizer, self.tables[PRETOKEN])
         if self.settings.lines:
             self.tables[LINE] = CountTable()
 
@@ -120,7 +122,7 @@ class _CountTasks(beam.DoFn):
             if s.eval_fraction and is_held_out(item.id, s.eval_fraction):
                 continue
             start = time.perf_counter()
-            self.pretokenizer.count_into(item.text, self.tables[PRETOKEN])
+            self.counter.add(item.text)
             if s.lines:
                 count_lines_into(item.text, self.tables[LINE], self.pretokenizer.specials)
             count_s += time.perf_counter() - start
@@ -138,6 +140,7 @@ class _CountTasks(beam.DoFn):
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
 
     def _flush(self):
+        self.counter.flush()  # the batch of text not yet counted
         for kind, table in self.tables.items():
             if table:
                 self.occurrences[kind].inc(table.total())
@@ -145,6 +148,7 @@ class _CountTasks(beam.DoFn):
                 write_count_file(path, table.split(PARTS))
                 self.tables[kind] = CountTable()
                 yield kind, path
+        self.counter = PretokenCounter(self.pretokenizer, self.tables[PRETOKEN])
 
 
 def _sum_part(job: tuple[int, list[str]], work_dir: str, kind: str, min_count: int,

@@ -93,6 +93,7 @@ def _shares(counts: dict[bytes, int]) -> dict:
 
 def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int = 0) -> dict:
     """The corpus's description (`corpus.json`), building it under `workdir` unless it is there."""
+    from tokfx.counting.pretoken_counter import PretokenCounter
     from tokfx.pre_tokenizers.pre_tokenizer import PreTokenizer
 
     directory = Path(workdir) / f"corpus-en-{megabytes:g}MB-mutate{mutate_share:g}-seed{seed}-v{VERSION}"
@@ -104,7 +105,8 @@ def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int 
     tmp.mkdir(parents=True)
     started = time.perf_counter()
     text, offsets = base_documents(seed)
-    pre_tokenizer, measured, reference = PreTokenizer("gpt2"), {}, {}
+    pre_tokenizer = PreTokenizer("gpt2")
+    measured, reference = PretokenCounter(pre_tokenizer, {}), PretokenCounter(pre_tokenizer, {})
     target, written, documents, copy = int(megabytes * 10**6), 0, 0, 0
     writers = [zstandard.ZstdCompressor(level=3).stream_writer(open(tmp / f"part-{i:02d}.jsonl.zst", "wb"))
                for i in range(FILES)]  # a compressor per file: a compressor's context is not shared
@@ -116,9 +118,9 @@ def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int 
                 break
             doc = data[offsets[j]:offsets[j + 1]].decode("utf-8")
             if written < MEASURE_BYTES:
-                pre_tokenizer.count_into(doc, measured)
+                measured.add(doc)
             if copy == 0:
-                pre_tokenizer.count_into(doc, reference)
+                reference.add(doc)
             line = json.dumps({"text": doc}, ensure_ascii=False) + "\n"
             writers[documents % FILES].write(line.encode("utf-8"))
             written += int(offsets[j + 1] - offsets[j])
@@ -131,7 +133,7 @@ def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int 
             "mutate": mutate_share, "seed": seed,
             "compressed_bytes": sum((tmp / f"part-{i:02d}.jsonl.zst").stat().st_size for i in range(FILES)),
             "measured_megabytes": min(written, MEASURE_BYTES) / 1e6,
-            "measured": _shares(measured), "real_text": _shares(reference),
+            "measured": _shares(measured.flush()), "real_text": _shares(reference.flush()),
             "build_seconds": round(time.perf_counter() - started, 1)}
     (tmp / "corpus.json").write_text(json.dumps(info, indent=1))
     tmp.rename(directory)

@@ -543,17 +543,39 @@ cdef PieceEnd matcher_for(name) except NULL:
                          f"fast patterns are {', '.join(sorted(FAST_PATTERNS))}") from None
 
 
-def piece_ends(bytes data not None, name):
-    """Exclusive end byte offsets of the pieces `regex.findall(PATTERNS[name], ...)` gives."""
+def piece_ends(bytes data not None, name, const int64_t[::1] chunk_ends=None):
+    """Exclusive end byte offsets of the pieces `regex.findall(PATTERNS[name], ...)` gives.
+
+    With `chunk_ends` (increasing, the last one len(data)), `data` is the chunks data[:e0],
+    data[e0:e1], ... joined, and each chunk is split apart, as if alone: one call splits a
+    batch of texts (a call per short text costs more than its splitting)."""
     cdef PieceEnd piece_end = matcher_for(name)
     cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = len(data), p = 0
+    cdef Py_ssize_t n = len(data), p = 0, start = 0, end = 0, c, chunks
     cdef vector[int64_t] ends
     cdef c_array result
-    with nogil:
-        while p < n:
-            p = piece_end(s, n, p)
-            ends.push_back(p)
+    if chunk_ends is None:
+        with nogil:
+            while p < n:
+                p = piece_end(s, n, p)
+                ends.push_back(p)
+    else:
+        chunks = chunk_ends.shape[0]
+        if (chunks == 0 and n != 0) or (chunks and chunk_ends[chunks - 1] != n):
+            raise ValueError("chunk_ends must end at len(data)")
+        with nogil:
+            for c in range(chunks):
+                end = chunk_ends[c]
+                if end < start:
+                    break
+                # The matcher sees the chunk alone: its lookahead stops at the chunk's end and
+                # any look back at the chunk's start.
+                while p < end:
+                    p = start + piece_end(s + start, end - start, p - start)
+                    ends.push_back(p)
+                start = end
+        if end < start:
+            raise ValueError("chunk_ends must not decrease")
     result = clone(array("q"), ends.size(), False)
     if ends.size():
         memcpy(result.data.as_voidptr, ends.data(), ends.size() * sizeof(int64_t))

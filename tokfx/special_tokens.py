@@ -36,12 +36,13 @@ class SpecialTokens:
     def __iter__(self) -> Iterator[str]:
         return iter(self.tokens)
 
-    def split(self, text: str) -> Iterator[tuple[str, bool]]:
+    def split(self, text: str) -> Iterable[tuple[str, bool]]:
         """(chunk, is_special) in text order; empty ordinary chunks are left out."""
-        if self._text is None:
-            if text:
-                yield text, False
-            return
+        if self._text is None:  # no generator: counting short lines pays for one per line
+            return ((text, False),) if text else ()
+        return self._split(text)
+
+    def _split(self, text: str) -> Iterator[tuple[str, bool]]:
         start = 0
         for match in self._text.finditer(text):
             if match.start() > start:

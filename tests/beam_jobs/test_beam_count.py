@@ -6,6 +6,7 @@ from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 import beam_jobs.count
+import tokfx.counting.pretoken_counter
 import tokfx
 from beam_jobs.count import LINE, PRETOKEN, Counted, CountSettings, CountTasks
 from beam_jobs.count_files import read_count_part, write_count_file
@@ -62,8 +63,10 @@ def test_counts_are_the_librarys_counts(texts, tmp_path):
 
 
 def test_a_bundle_that_outgrows_its_table_writes_it_and_counts_on(texts, tmp_path, monkeypatch):
-    # A flush every 100 distinct pre-tokens: many count files, the same sum.
+    # A flush every 100 distinct pre-tokens, counted by batches of 50 bytes: many count files,
+    # the same sum.
     monkeypatch.setattr(beam_jobs.count, "FLUSH_ENTRIES", 100)
+    monkeypatch.setattr(tokfx.counting.pretoken_counter, "BATCH_BYTES", 50)
     written = []
     write = beam_jobs.count.write_count_file
     monkeypatch.setattr(beam_jobs.count, "write_count_file",
@@ -72,7 +75,9 @@ def test_a_bundle_that_outgrows_its_table_writes_it_and_counts_on(texts, tmp_pat
     assert len(expected) > 10 * 100
     assert _count(tmp_path, texts, files=1)[PRETOKEN] == expected
     flushed = written[:-beam_jobs.count.PARTS]  # the sums of the parts come last
-    assert len(flushed) > 10 and max(flushed) < 100 + 200  # flushed as it went (+ one document's)
+    # Flushed as it went: past 100 by at most one batch (under 50 bytes, then one document).
+    largest_document = max(len(tokfx.count_pretokens([text], special_tokens=[EOT])) for text in texts)
+    assert len(flushed) > 10 and max(flushed) < 100 + 50 + largest_document
 
 
 def test_another_pattern(texts, tmp_path):

@@ -10,9 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import corpus_text
 from tokfx._count_table import CountTable, count_pieces, packed_counts
-from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.reference.count_table import key_hash
 
 # Few distinct short keys, so that repeats are common; any length, so that the hash's 8-byte
@@ -110,15 +108,6 @@ def test_count_pieces_into_a_dict_adds_in_order_of_first_occurrence():
     counter = Counter({b" b": 2})
     count_pieces(counter, b"a b b", array("q", [1, 3, 5]))
     assert counter == Counter({b"a": 1, b" b": 4})
-
-
-@pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt"])
-def test_counting_a_corpus_equals_counting_its_pieces(relative):
-    text = corpus_text(relative)
-    pretokenizer = PreTokenizer("gpt2")
-    table = CountTable()
-    pretokenizer.count_into(text, table)
-    assert table.items() == list(Counter(pretokenizer.pieces(text)).items())
 
 
 def test_bad_arguments_are_refused():

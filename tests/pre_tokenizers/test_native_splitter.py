@@ -129,6 +129,26 @@ def test_counting_on_fuzzed_text(name, text):
     assert counts.items() == list(Counter(regex_pieces(name, text)).items())
 
 
+@pytest.mark.parametrize("name", FAST)
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(fuzzed_text, max_size=6))
+def test_chunks_are_split_alone(name, texts):
+    """With chunk_ends, each chunk gets the pieces regex finds in it alone, not those of the
+    joined text (no piece runs across a chunk's end, none looks past it)."""
+    chunks = [t.encode("utf-8") for t in texts]
+    data = b"".join(chunks)
+    expected = [piece for text in texts for piece in regex_pieces(name, text)]
+    chunk_ends = array.array("q", itertools.accumulate(map(len, chunks)))
+    assert list(_pretokenize.piece_ends(data, name, chunk_ends)) == list(itertools.accumulate(map(len, expected)))
+
+
+@pytest.mark.parametrize("chunk_ends, message", [([], "end at"), ([2], "end at"), ([4], "end at"),
+                                                   ([2, 1, 3], "decrease"), ([-1, 3], "decrease")])
+def test_bad_chunk_ends_are_refused(chunk_ends, message):
+    with pytest.raises(ValueError, match=message):
+        _pretokenize.piece_ends(b"abc", "gpt2", array.array("q", chunk_ends))
+
+
 @pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt"])
 @pytest.mark.parametrize("name", FAST)
 def test_counting_on_corpus(name, relative):

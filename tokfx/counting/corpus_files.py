@@ -6,6 +6,7 @@ import time
 from collections.abc import Sequence
 
 from tokfx._count_table import CountTable
+from tokfx.counting.pretoken_counter import PretokenCounter
 from tokfx.counting.text_file import CorpusCounts, count_text_file
 from tokfx.counting.texts import count_lines_into
 from tokfx.formats.readers import ReadOptions, read_documents, reader_for, require_files, text
@@ -26,6 +27,7 @@ def count_corpus_files(paths: Sequence[str | os.PathLike], pattern: str = "gpt2"
     pretokenizer = PreTokenizer(pattern, special_tokens)
     options = ReadOptions(text_field=text_field, separators=tuple(special_tokens))
     pretokens = CountTable()
+    counter = PretokenCounter(pretokenizer, pretokens)
     line_counts = CountTable() if lines else None
     documents = 0
     for path in map(str, paths):
@@ -39,10 +41,11 @@ def count_corpus_files(paths: Sequence[str | os.PathLike], pattern: str = "gpt2"
         else:
             docs = 0
             for doc in read_documents([path], options, errors):
-                pretokenizer.count_into(doc.text, pretokens)
+                counter.add(doc.text)
                 if line_counts is not None:
                     count_lines_into(doc.text, line_counts, pretokenizer.specials)
                 docs += 1
+            counter.flush()
         documents += docs
         progress.report(f"counted {path} ({docs:,} documents, {os.path.getsize(path):,} bytes)"
                         f" in {time.perf_counter() - start:.2f} s")

@@ -17,6 +17,7 @@ from itertools import repeat
 from typing import NamedTuple
 
 from tokfx._count_table import CountTable
+from tokfx.counting.pretoken_counter import PretokenCounter
 from tokfx.counting.texts import count_lines_into
 from tokfx.formats.documents import Rejection
 from tokfx.formats.readers.policy import FAIL, ErrorPolicy
@@ -60,8 +61,8 @@ def _count_range(job: _Job, start: int, end: int) -> _RangeCounts:
     # The reader cut the text at the special tokens: no document holds one, so the counting
     # need not look for them again.
     no_specials = SpecialTokens()
-    pretokenizer = PreTokenizer(job.pattern) if job.pattern is not None else None
     pretokens = CountTable()
+    counter = PretokenCounter(PreTokenizer(job.pattern), pretokens) if job.pattern is not None else None
     lines = CountTable() if job.lines else None
     documents, rejections = 0, []
     # A worker does not know the line its range starts at: it counts from 1, and the parent
@@ -71,10 +72,12 @@ def _count_range(job: _Job, start: int, end: int) -> _RangeCounts:
             rejections.append(item)
             continue
         documents += 1
-        if pretokenizer is not None:
-            pretokenizer.count_into(item.text, pretokens)
+        if counter is not None:
+            counter.add(item.text)
         if lines is not None:
             count_lines_into(item.text, lines, no_specials)
+    if counter is not None:
+        counter.flush()
     return _RangeCounts(CorpusCounts(pretokens, lines, documents), rejections, data.count(b"\n"))
 
 

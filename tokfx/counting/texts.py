@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 import regex
 
 from tokfx._count_table import CountTable, count_pieces
+from tokfx.counting.pretoken_counter import PretokenCounter
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.normalizers.surrogates import utf8_encodable
 from tokfx.special_tokens import SpecialTokens
@@ -19,11 +20,10 @@ def count_pretokens(texts: Iterable[str] | str, pattern: str = "gpt2",
                     special_tokens: Sequence[str] = ()) -> dict[bytes, int]:
     """{pre-token bytes: occurrences} over `texts` (one string or an iterable of strings), in
     order of first occurrence."""
-    pretokenizer = PreTokenizer(pattern, special_tokens)
-    counts = CountTable()
+    counter = PretokenCounter(PreTokenizer(pattern, special_tokens), CountTable())
     for text in [texts] if isinstance(texts, str) else texts:
-        pretokenizer.count_into(utf8_encodable(text), counts)  # lone surrogates as encode has them
-    return counts.to_dict()
+        counter.add(text)
+    return counter.flush().to_dict()
 
 
 def count_lines_into(text: str, counts, specials: SpecialTokens) -> None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 
 import regex
 
-from tokfx._count_table import count_pieces
 from tokfx._pretokenize import FAST_PATTERNS
 from tokfx._pretokenize import piece_ends as native_piece_ends
 from tokfx._pretokenize import split as native_split
@@ -68,12 +67,18 @@ class PreTokenizer:
         """(chunk, is special token) over the normalized text."""
         return self.specials.split(self.normalized(text))
 
-    def piece_ends(self, data: bytes) -> array:
-        """Exclusive end offsets (in bytes) of the pieces of one UTF-8 chunk without specials."""
+    def piece_ends(self, data: bytes, chunk_ends: array | None = None) -> array:
+        """Exclusive end offsets (in bytes) of the pieces of UTF-8 `data` without specials; with
+        `chunk_ends`, of each chunk data[:e0], data[e0:e1], ... split alone (as the native
+        splitter's `piece_ends`)."""
         if self._native:
-            return native_piece_ends(data, self.pattern_name)
-        pieces = self._user.findall(data.decode("utf-8"))
-        return array("q", accumulate(len(p.encode("utf-8")) for p in pieces))
+            return native_piece_ends(data, self.pattern_name, chunk_ends)
+        ends, start = array("q"), 0
+        for end in [len(data)] if chunk_ends is None else chunk_ends:
+            pieces = self._user.findall(data[start:end].decode("utf-8"))
+            ends.extend(islice(accumulate((len(p.encode("utf-8")) for p in pieces), initial=start), 1, None))
+            start = end
+        return ends
 
     def safe_cut(self, text: str, force: bool = False) -> int:
         """An index where `text` can be cut and both halves encoded apart with the same result.
@@ -114,11 +119,3 @@ class PreTokenizer:
             else:
                 out.extend(p.encode("utf-8") for p in self._user.findall(chunk))
         return out
-
-    def count_into(self, text: str, counts) -> None:
-        """Add the pre-token counts of `text` (special tokens left out) into `counts`: a
-        CountTable (tokfx._count_table), or a dict of bytes -> int."""
-        for chunk, special in self.chunks(text):
-            if not special:
-                data = chunk.encode("utf-8")
-                count_pieces(counts, data, self.piece_ends(data))

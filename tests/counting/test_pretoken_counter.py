@@ -1,0 +1,63 @@
+"""PretokenCounter (counting by batches through one native call each) against its oracle:
+`regex.findall` over each text's normalized chunks, counted with a Counter."""
+from collections import Counter
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import corpus_text
+from tokfx._count_table import CountTable
+from tokfx.counting.pretoken_counter import PretokenCounter
+from tokfx.pre_tokenizers import PreTokenizer
+
+SPECIALS = ["<|endoftext|>", "<s>"]
+texts = st.lists(st.lists(st.one_of(st.sampled_from(["<s>", "<|endoftext|>", " ", "  ", "\n", "a b", "ab1 2"]),
+                                    st.text(max_size=8)), max_size=8).map("".join), max_size=8)
+
+
+def expected_counts(pretokenizer: PreTokenizer, texts: list[str]) -> Counter:
+    compiled = regex.compile(pretokenizer.pattern_regex)
+    counts = Counter()
+    for text in texts:
+        for chunk, special in pretokenizer.chunks(text):
+            if not special:
+                counts.update(piece.encode("utf-8") for piece in compiled.findall(chunk))
+    return counts
+
+
+# A built-in pattern, the one that implies a normalizer, and a user regex (split in `regex`).
+@pytest.mark.parametrize("pattern", ["gpt2", "sentencepiece", r"\s+|\S{1,3}"])
+@settings(max_examples=100, deadline=None)
+@given(texts=texts, batch_bytes=st.integers(1, 40))
+def test_batches_count_what_each_text_holds(pattern, texts, batch_bytes):
+    pretokenizer = PreTokenizer(pattern, SPECIALS)
+    texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]  # no lone surrogates
+    counter = PretokenCounter(pretokenizer, {}, batch_bytes)
+    for text in texts:
+        counter.add(text)
+    counts = counter.flush()
+    expected = expected_counts(pretokenizer, texts)
+    assert counts == expected
+    assert list(counts) == list(expected)  # a dict gets its keys in order of first occurrence
+
+
+def test_nothing_is_counted_before_the_batch_is_full_or_flushed():
+    counter = PretokenCounter(PreTokenizer("gpt2"), CountTable(), batch_bytes=10)
+    counter.add("hello")
+    assert len(counter.counts) == 0
+    counter.add(" world")  # 11 bytes waiting: the batch is counted
+    assert counter.counts.to_dict() == {b"hello": 1, b" world": 1}
+    counter.add(" again")
+    assert counter.flush().to_dict() == {b"hello": 1, b" world": 1, b" again": 1}
+
+
+@pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt"])
+def test_counting_a_corpus_by_lines_equals_counting_its_pieces(relative):
+    pretokenizer = PreTokenizer("gpt2")
+    lines = corpus_text(relative).splitlines(keepends=True)
+    counter = PretokenCounter(pretokenizer, CountTable())
+    for line in lines:
+        counter.add(line)
+    assert counter.flush().items() == list(expected_counts(pretokenizer, lines).items())

@@ -1,0 +1,60 @@
+"""Counting the pre-tokens of many texts, a batch at a time."""
+from __future__ import annotations
+
+from array import array
+from itertools import accumulate
+
+from tokfx._count_table import count_pieces
+from tokfx.normalizers.surrogates import replace_lone_surrogates
+from tokfx.pre_tokenizers import PreTokenizer
+
+BATCH_BYTES = 1 << 20
+
+
+class PretokenCounter:
+    """Adds the pre-tokens of texts (special tokens left out) into `counts`: a CountTable
+    (tokfx._count_table), or a dict of bytes -> int, whose keys then come in order of first
+    occurrence.
+
+    Per text, only normalization, the special-token split and UTF-8 encoding run in Python. The
+    chunks of about BATCH_BYTES of text are then split and counted by one native call each: a
+    call per short text cost more than its work (en_10M's 128,050 lines: 0.29 s with two calls
+    a line, 0.16 s by batches). `counts` holds every text added once `flush` has run.
+    """
+
+    def __init__(self, pretokenizer: PreTokenizer, counts, batch_bytes: int | None = None):
+        self.pretokenizer = pretokenizer
+        self.counts = counts
+        self._batch_bytes = BATCH_BYTES if batch_bytes is None else batch_bytes
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def add(self, text: str) -> None:
+        """Count `text` with the batch; any str, a lone surrogate as `Tokenizer.encode` has it
+        (U+FFFD), paid for only by a text that fails to encode."""
+        queued, size = len(self._chunks), self._size
+        try:
+            self._queue(text)
+        except UnicodeEncodeError:
+            del self._chunks[queued:]
+            self._size = size
+            self._queue(replace_lone_surrogates(text))
+        if self._size >= self._batch_bytes:
+            self.flush()
+
+    def _queue(self, text: str) -> None:
+        for chunk, special in self.pretokenizer.chunks(text):
+            if not special:
+                data = chunk.encode("utf-8")
+                self._chunks.append(data)
+                self._size += len(data)
+
+    def flush(self):
+        """Count the texts added since the last flush; returns `counts`."""
+        if self._chunks:
+            data = b"".join(self._chunks)
+            ends = self.pretokenizer.piece_ends(data, array("q", accumulate(map(len, self._chunks))))
+            count_pieces(self.counts, data, ends)
+            self._chunks.clear()
+            self._size = 0
+        return self.counts
