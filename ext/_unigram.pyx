@@ -5,10 +5,14 @@ segmentation.
 
 Twin: tokfx.reference.unigram.
 """
+import os
 from array import array
+from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 
-from libc.math cimport exp
+from cpython.array cimport array as c_array, clone
+
+from libc.math cimport exp, log
 from libc.stdint cimport int32_t, int64_t
 from libcpp.vector cimport vector
 
@@ -17,149 +21,330 @@ from lattice cimport LATTICE_NEG_INF, Best, forward_backward, viterbi, viterbi_t
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init, trie_token
 
 
-cdef int _trie_build_flat(SymbolTrie* trie, const int64_t[::1] flat, const int64_t[::1] lengths,
-                          bint reverse) except -1:
-    """trie_build over the tokens' symbols concatenated (`flat`, token k `lengths[k]` long):
-    the same trie (node ids, token of each node), without a Python object per symbol; its edge
-    table starts sized for one node per token and doubles as trie_child_or_new fills it (a
-    token trie has at least one node per distinct token, often little more: sizing for a node
-    per symbol, as trie_build, made the Unigram seed's tables several times larger)."""
-    cdef Py_ssize_t k, j, start = 0, n_tokens = lengths.shape[0]
-    cdef int64_t symbol
+cdef int _check_flat(const int64_t[::1] flat, const int64_t[::1] lengths) except -1:
+    """What trie_build refuses: an empty token, a symbol outside [0, 2**31)."""
+    cdef Py_ssize_t k, j, start = 0
+    for k in range(lengths.shape[0]):
+        if lengths[k] == 0:
+            raise ValueError(f"token {k} is empty")
+        for j in range(start, start + lengths[k]):
+            if not 0 <= flat[j] < 2**31:
+                raise ValueError(f"token {k}: symbol {flat[j]} is not in [0, 2**31)")
+        start += lengths[k]
+    return 0
+
+
+cdef int _trie_build_flat(SymbolTrie* trie, const int64_t* flat, const int64_t* lengths,
+                          Py_ssize_t n_tokens, bint reverse) except -1 nogil:
+    """trie_build over checked tokens' symbols concatenated (`flat`, token k `lengths[k]`
+    long): the same trie (node ids, token of each node), without a Python object per symbol;
+    its edge table starts sized for one node per token and doubles as trie_child_or_new fills
+    it (a token trie has at least one node per distinct token, often little more: sizing for a
+    node per symbol, as trie_build, made the Unigram seed's tables several times larger)."""
+    cdef Py_ssize_t k, j, start = 0
     cdef int32_t node
     trie_init(trie, n_tokens + 1)
     for k in range(n_tokens):
-        if lengths[k] == 0:
-            raise ValueError(f"token {k} is empty")
         node = 0
         for j in range(lengths[k]):
-            symbol = flat[start + lengths[k] - 1 - j] if reverse else flat[start + j]
-            if not 0 <= symbol < 2**31:
-                raise ValueError(f"token {k}: symbol {symbol} is not in [0, 2**31)")
-            node = trie_child_or_new(trie, node, <int32_t>symbol)
+            node = trie_child_or_new(trie, node, <int32_t>(flat[start + lengths[k] - 1 - j] if reverse
+                                                           else flat[start + j]))
         if trie.token_of_node[node] < 0:
             trie.token_of_node[node] = <int32_t>k
         start += lengths[k]
     return 0
 
 
-cdef int _tries(tokens, scores, SymbolTrie* trie, SymbolTrie* reversed_trie,
-                vector[double]* c_scores) except -1:
-    if len(scores) != len(tokens):
-        raise ValueError(f"{len(scores)} scores for {len(tokens)} tokens")
-    if any(token is None for token in tokens):
-        if trie != NULL:
-            trie_build(trie, tokens, False)
-        trie_build(reversed_trie, tokens, True)
-    else:
-        lengths = array("q", map(len, tokens))
+cdef inline double _digamma(double x) noexcept nogil:
+    """sentencepiece's Digamma (unigram_model_trainer.cc): the recurrence up to 7, then the
+    asymptotic series. Twin: tokfx.reference.unigram.digamma, equal to the last bit (the same
+    operations in the same order, libm's log as math.log)."""
+    cdef double result = 0.0, xx, xx2, xx4
+    while x < 7:
+        result -= 1 / x
+        x += 1
+    x -= 1.0 / 2.0
+    xx = 1.0 / x
+    xx2 = xx * xx
+    xx4 = xx2 * xx2
+    return result + log(x) + (1.0 / 24.0) * xx2 - (7.0 / 960.0) * xx4 + \
+        (31.0 / 8064.0) * xx4 * xx2 - (127.0 / 30720.0) * xx4 * xx4
+
+
+def digamma(double x):
+    return _digamma(x)
+
+
+def digammas(const double[::1] values):
+    """[digamma(v) for v in values], as array('d')."""
+    cdef c_array out = clone(array("d"), values.shape[0], False)
+    cdef Py_ssize_t i
+    for i in range(values.shape[0]):
+        out.data.as_doubles[i] = _digamma(values[i])
+    return out
+
+
+# The passes over the corpus cut it into PASS_RANGES ranges of pieces of about equal symbols
+# (piece_ranges), run the ranges on threads (each pass releases the GIL) and add the ranges'
+# sums up in range order. The ranges depend on the corpus alone, so the float sums, and the
+# trained vocabulary, are the same whatever the number of threads.
+PASS_RANGES = 8
+
+
+def piece_ranges(const int64_t[::1] offsets, int ranges=PASS_RANGES):
+    """[(first, last piece + 1)] of `ranges` ranges: range r starts at the first piece whose
+    offset is at least r / ranges of the symbols (ranges may be empty)."""
+    cdef Py_ssize_t pieces = offsets.shape[0] - 1, k = 0, r
+    cdef int64_t total = offsets[pieces]
+    bounds = []
+    for r in range(ranges):
+        while k < pieces and offsets[k] * ranges < r * total:
+            k += 1
+        bounds.append(k)
+    bounds.append(pieces)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def pass_threads():
+    """The threads a pass runs on: the CPUs this process may use, at most PASS_RANGES."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, PASS_RANGES))
+
+
+def _in_order(job, items):
+    """job(item) for each item, on pass_threads() threads; the results in the items' order, each
+    as soon as it and those before it are done (so few ranges' sums are held at once)."""
+    threads = pass_threads()
+    if threads == 1:
+        yield from map(job, items)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        yield from pool.map(job, items)
+
+
+cdef class _Lattices:
+    """A vocabulary's tries and scores, built once for a pass and read by its threads. Tokens
+    by id, each a sequence of base symbols, or None to leave that id out (a repeated token keeps
+    its lowest id)."""
+    cdef SymbolTrie trie, reversed_trie
+    cdef vector[double] scores
+    cdef int max_width
+    cdef object flat, lengths  # array('q')s of the tokens' symbols and lengths (None: a token is None)
+
+    def __cinit__(self, tokens, scores, int max_width, bint forward):
+        if len(scores) != len(tokens):
+            raise ValueError(f"{len(scores)} scores for {len(tokens)} tokens")
+        self.max_width = max_width
+        for score in scores:
+            self.scores.push_back(score)
+        self.flat = self.lengths = None
+        if any(token is None for token in tokens):
+            if forward:
+                trie_build(&self.trie, tokens, False)
+            trie_build(&self.reversed_trie, tokens, True)
+            return
+        self.lengths = array("q", map(len, tokens))
         try:
-            flat = array("q", chain.from_iterable(tokens))
+            self.flat = array("q", chain.from_iterable(tokens))
         except OverflowError:
-            trie_build(reversed_trie, tokens, True)  # raises trie_build's error
+            trie_build(&self.reversed_trie, tokens, True)  # raises trie_build's error
             raise
-        if trie != NULL:
-            _trie_build_flat(trie, flat, lengths, False)
-        _trie_build_flat(reversed_trie, flat, lengths, True)
-    c_scores.clear()
-    for score in scores:
-        c_scores.push_back(score)
-    return 0
+        _check_flat(self.flat, self.lengths)
+        # The two tries side by side (the seed vocabulary's take 0.1 s each).
+        for _ in _in_order(self._build_trie, [True, False] if forward else [True]):
+            pass
+
+    def _build_trie(self, bint reverse):
+        cdef const int64_t[::1] flat = self.flat
+        cdef const int64_t[::1] lengths = self.lengths
+        cdef const int64_t* first = &flat[0] if flat.shape[0] else NULL
+        with nogil:
+            _trie_build_flat(&self.reversed_trie if reverse else &self.trie, first, &lengths[0] if lengths.shape[0] else NULL,
+                             lengths.shape[0], reverse)
+
+    def expected(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
+                 const int64_t[::1] counts, Py_ssize_t first, Py_ssize_t last):
+        """(expected, log_likelihood) of pieces first..last-1, as e_step."""
+        cdef c_array expected = clone(array("d"), self.scores.size(), True)
+        cdef double likelihood = 0.0
+        cdef int failed
+        with nogil:
+            failed = self._expect(&symbols[0] if symbols.shape[0] else NULL, &offsets[0], &counts[0],
+                                  first, last, expected.data.as_doubles, &likelihood)
+        if failed:
+            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        return expected, likelihood
+
+    cdef int _expect(self, const int32_t* symbols, const int64_t* offsets, const int64_t* counts,
+                     Py_ssize_t first, Py_ssize_t last, double* expected,
+                     double* likelihood) except -1 nogil:
+        """1 if a piece has no segmentation."""
+        cdef vector[double] alpha, beta
+        cdef vector[int32_t] walked
+        cdef Py_ssize_t k, n, s, w, stride
+        cdef const int32_t* piece
+        cdef int32_t token
+        cdef double log_z, count
+        cdef const double* scores = self.scores.data()
+        for k in range(first, last):
+            n = offsets[k + 1] - offsets[k]
+            if n == 0:
+                continue
+            piece = symbols + offsets[k]
+            log_z = forward_backward(piece, n, &self.trie, &self.reversed_trie, scores, self.max_width,
+                                     &alpha, &beta, &walked)
+            if log_z == LATTICE_NEG_INF:
+                return 1
+            count = <double>counts[k]
+            likelihood[0] += count * log_z
+            # The backward pass's walk of the trie from each start, replayed in the same order.
+            stride = self.max_width if self.max_width < n else n
+            for s in range(n):
+                if alpha[s] == LATTICE_NEG_INF:
+                    continue
+                for w in range(1, min(self.max_width, n - s) + 1):
+                    token = walked[s * stride + w - 1]
+                    if token == -2:
+                        break
+                    if token >= 0 and beta[s + w] != LATTICE_NEG_INF:
+                        expected[token] += count * exp(alpha[s] + scores[token] + beta[s + w] - log_z)
+        return 0
+
+    def alternatives(self, Py_ssize_t first, Py_ssize_t last):
+        """alternatives() of tokens first..last-1 (the tokens may not be None)."""
+        cdef const int64_t[::1] flat = self.flat
+        cdef const int64_t[::1] lengths = self.lengths
+        cdef vector[int32_t] kinds, paths  # per token: 0 [], 1 None, 2 its path (in paths)
+        with nogil:
+            self._alternatives(&flat[0] if flat.shape[0] else NULL, &lengths[0], first, last, &kinds, &paths)
+        found, at = [], 0
+        cdef Py_ssize_t k
+        for k in range(last - first):
+            if kinds[k] == 0:
+                found.append([])
+            elif kinds[k] == 1:
+                found.append(None)
+            else:
+                n = paths[at]
+                found.append([paths[at + 1 + j] for j in range(n)])
+                at += 1 + n
+        return found
+
+    cdef int _alternatives(self, const int64_t* flat, const int64_t* lengths, Py_ssize_t first,
+                           Py_ssize_t last, vector[int32_t]* kinds, vector[int32_t]* paths) except -1 nogil:
+        """kinds and paths (each path: its length, then its ids) of tokens first..last-1."""
+        cdef vector[int32_t] symbols, path
+        cdef Best best
+        cdef Py_ssize_t k, j, n, start = 0
+        for k in range(first):
+            start += lengths[k]
+        for k in range(first, last):
+            n = lengths[k]
+            if n > 1:
+                symbols.clear()
+                for j in range(n):
+                    symbols.push_back(<int32_t>flat[start + j])
+                viterbi(symbols.data(), n, &self.reversed_trie, self.scores.data(), self.max_width, True, &best)
+                path.clear()
+            start += n
+            if n <= 1 or viterbi_tokens(n, &best, &path) < 0:
+                kinds.push_back(0)  # a single symbol, or no other path: no alternative
+            elif best.score[n - 1] > self.scores[k]:
+                kinds.push_back(1)
+            else:
+                kinds.push_back(2)
+                paths.push_back(<int32_t>path.size())
+                for j in range(<Py_ssize_t>path.size()):
+                    paths.push_back(path[j])
+        return 0
+
+    def viterbi_counts(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
+                       const int64_t[::1] counts, Py_ssize_t first, Py_ssize_t last):
+        """(freq, corpus_tokens) of pieces first..last-1, as viterbi_counts."""
+        cdef c_array freq = clone(array("q"), self.scores.size(), True)
+        cdef int64_t corpus_tokens = 0
+        cdef int failed
+        with nogil:
+            failed = self._viterbi_counts(&symbols[0] if symbols.shape[0] else NULL, &offsets[0],
+                                          &counts[0], first, last, freq.data.as_longlongs, &corpus_tokens)
+        if failed:
+            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+        return freq, corpus_tokens
+
+    cdef int _viterbi_counts(self, const int32_t* symbols, const int64_t* offsets, const int64_t* counts,
+                             Py_ssize_t first, Py_ssize_t last, long long* freq,
+                             int64_t* corpus_tokens) except -1 nogil:
+        """1 if a piece has no segmentation."""
+        cdef vector[int32_t] path
+        cdef Best best
+        cdef Py_ssize_t k, n
+        cdef int32_t token
+        for k in range(first, last):
+            n = offsets[k + 1] - offsets[k]
+            if n == 0:
+                continue
+            viterbi(symbols + offsets[k], n, &self.reversed_trie, self.scores.data(), self.max_width,
+                    False, &best)
+            path.clear()
+            if viterbi_tokens(n, &best, &path) < 0:
+                return 1
+            for token in path:
+                freq[token] += counts[k]
+            corpus_tokens[0] += counts[k] * <int64_t>path.size()
+        return 0
 
 
 def e_step(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
            tokens, scores, int max_width):
     """(expected, log_likelihood): expected[t] = sum over pieces of count x the expected number
     of occurrences of token t in the piece's lattice; log_likelihood = sum of count x log Z.
-    Tokens by id (symbol sequences), scores their log probabilities."""
-    cdef SymbolTrie trie, reversed_trie
-    cdef vector[double] c_scores, alpha, beta, expected
-    cdef vector[int32_t] walked
-    cdef Py_ssize_t k, n, s, w, stride
-    cdef const int32_t* piece
-    cdef int32_t node, token
-    cdef double log_z, likelihood = 0.0, count
+    Tokens by id (symbol sequences), scores their log probabilities. Summed per piece range,
+    then the ranges in order (PASS_RANGES)."""
     check_chunks(symbols, offsets, counts)
-    _tries(tokens, scores, &trie, &reversed_trie, &c_scores)
-    expected.assign(len(tokens), 0.0)
-    for k in range(counts.shape[0]):
-        n = offsets[k + 1] - offsets[k]
-        if n == 0:
-            continue
-        piece = &symbols[offsets[k]]
-        log_z = forward_backward(piece, n, &trie, &reversed_trie, c_scores.data(), max_width,
-                                 &alpha, &beta, &walked)
-        if log_z == LATTICE_NEG_INF:
-            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
-        count = <double>counts[k]
-        likelihood += count * log_z
-        # The backward pass's walk of the trie from each start, replayed in the same order.
-        stride = max_width if max_width < n else n
-        for s in range(n):
-            if alpha[s] == LATTICE_NEG_INF:
-                continue
-            for w in range(1, min(max_width, n - s) + 1):
-                token = walked[s * stride + w - 1]
-                if token == -2:
-                    break
-                if token >= 0 and beta[s + w] != LATTICE_NEG_INF:
-                    expected[token] += count * exp(alpha[s] + c_scores[token] + beta[s + w] - log_z)
-    return array("d", expected), likelihood
+    cdef _Lattices lattices = _Lattices(tokens, scores, max_width, True)
+    cdef c_array expected = clone(array("d"), len(tokens), True)
+    cdef c_array part
+    cdef double likelihood = 0.0
+    cdef Py_ssize_t t
+    for part, part_likelihood in _in_order(lambda r: lattices.expected(symbols, offsets, counts, *r),
+                                           piece_ranges(offsets)):
+        for t in range(len(tokens)):
+            expected.data.as_doubles[t] += part.data.as_doubles[t]
+        likelihood += part_likelihood
+    return expected, likelihood
 
 
 def viterbi_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
                    tokens, scores, int max_width):
     """(freq, corpus_tokens): freq[t] = sum over pieces of count x the occurrences of token t in
     the piece's Viterbi segmentation; corpus_tokens = sum of count x its length."""
-    cdef SymbolTrie reversed_trie
-    cdef vector[double] c_scores
-    cdef vector[int64_t] freq
-    cdef vector[int32_t] path
-    cdef Best best
-    cdef Py_ssize_t k, n
-    cdef int64_t corpus_tokens = 0
     check_chunks(symbols, offsets, counts)
-    _tries(tokens, scores, NULL, &reversed_trie, &c_scores)
-    freq.assign(len(tokens), 0)
-    for k in range(counts.shape[0]):
-        n = offsets[k + 1] - offsets[k]
-        if n == 0:
-            continue
-        viterbi(&symbols[offsets[k]], n, &reversed_trie, c_scores.data(), max_width, False, &best)
-        path.clear()
-        if viterbi_tokens(n, &best, &path) < 0:
-            raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
-        for token in path:
-            freq[token] += counts[k]
-        corpus_tokens += counts[k] * <int64_t>path.size()
-    return array("q", freq), corpus_tokens
+    cdef _Lattices lattices = _Lattices(tokens, scores, max_width, False)
+    cdef c_array freq = clone(array("q"), len(tokens), True)
+    cdef c_array part
+    cdef int64_t corpus_tokens = 0
+    cdef Py_ssize_t t
+    for part, part_tokens in _in_order(lambda r: lattices.viterbi_counts(symbols, offsets, counts, *r),
+                                       piece_ranges(offsets)):
+        for t in range(len(tokens)):
+            freq.data.as_longlongs[t] += part.data.as_longlongs[t]
+        corpus_tokens += part_tokens
+    return freq, corpus_tokens
 
 
 def alternatives(tokens, scores, int max_width):
     """Per token: [] for a single symbol; None when its own Viterbi segmentation is split (a
     path of other tokens scores higher); else the ids of its best segmentation that is not the
-    token itself (ties to the token)."""
-    cdef SymbolTrie reversed_trie
-    cdef vector[double] c_scores
-    cdef vector[int32_t] symbols, path
-    cdef Best best
-    cdef Py_ssize_t n
-    _tries(tokens, scores, NULL, &reversed_trie, &c_scores)
+    token itself (ties to the token). Ranges of tokens run on threads."""
+    cdef _Lattices lattices = _Lattices(tokens, scores, max_width, False)
+    cdef Py_ssize_t n = len(tokens), r
+    if lattices.flat is None:
+        raise TypeError("alternatives: every token must be a sequence of symbols, not None")
     found = []
-    for token_id, token in enumerate(tokens):
-        n = len(token)
-        if n <= 1:
-            found.append([])
-            continue
-        symbols.clear()
-        for symbol in token:
-            symbols.push_back(symbol)
-        viterbi(symbols.data(), n, &reversed_trie, c_scores.data(), max_width, True, &best)
-        path.clear()
-        if viterbi_tokens(n, &best, &path) < 0:
-            found.append([])  # no other path: the token has no alternative
-        elif best.score[n - 1] > c_scores[token_id]:
-            found.append(None)
-        else:
-            found.append(list(path))
+    bounds = [n * r // PASS_RANGES for r in range(PASS_RANGES + 1)]
+    for part in _in_order(lambda r: lattices.alternatives(*r), zip(bounds, bounds[1:])):
+        found += part
     return found

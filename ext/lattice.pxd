@@ -41,7 +41,7 @@ cdef inline double log_sum_exp(double x, double y) noexcept nogil:
 
 cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* reversed_trie,
                         const double* scores, int max_width, bint skip_whole, Best* best,
-                        bint float32=False, double start=0.0) except -1:
+                        bint float32=False, double start=0.0) except -1 nogil:
     """The most likely paths of symbols[:n]; with skip_whole, no path is the single token of
     all n symbols (the alternative segmentation of a token, for pruning). With float32, path
     scores are float32 sums of float32 scores, as sentencepiece adds them: a permutation of the
@@ -83,7 +83,7 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* 
     return 0
 
 
-cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens) except -1:
+cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens) except -2 nogil:
     """Appends the best path's token ids to tokens, first token first; -1 if symbols[:n] has no
     path (n > 0)."""
     cdef Py_ssize_t e = n - 1, first = tokens.size(), k
@@ -103,7 +103,7 @@ cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens
 cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* trie,
                                     const SymbolTrie* reversed_trie, const double* scores,
                                     int max_width, vector[double]* alpha,
-                                    vector[double]* beta, vector[int32_t]* walked=NULL) except? -1:
+                                    vector[double]* beta, vector[int32_t]* walked=NULL) except? -1 nogil:
     """alpha[i]: log of the summed probability of every path over symbols[0..i-1] (alpha[0] = 0);
     beta[i]: over symbols[i..n-1] (beta[n] = 0). Returns log Z = alpha[n] (-inf: no path). Sums
     run in increasing width, as the twin's. `walked` (optional): the backward pass's trie walk,

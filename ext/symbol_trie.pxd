@@ -29,7 +29,7 @@ cdef struct SymbolTrie:
     int32_t root_children[ROOT_TABLE]  # -1: none
 
 
-cdef inline void trie_init(SymbolTrie* trie, size_t nodes) noexcept:
+cdef inline void trie_init(SymbolTrie* trie, size_t nodes) noexcept nogil:
     """An empty trie (the root alone) whose edge table has room for `nodes` nodes at load 1/2
     (trie_child_or_new doubles it as it fills)."""
     cdef size_t slots = 2
@@ -67,7 +67,7 @@ cdef inline int trie_build(SymbolTrie* trie, tokens, bint reverse) except -1:
     return 0
 
 
-cdef inline int trie_double_edges(SymbolTrie* trie) except -1:
+cdef inline int trie_double_edges(SymbolTrie* trie) except -1 nogil:
     cdef vector[Edge] old
     cdef size_t i
     old.swap(trie.edges)
@@ -82,7 +82,7 @@ cdef inline int trie_double_edges(SymbolTrie* trie) except -1:
     return 0
 
 
-cdef inline int32_t trie_child_or_new(SymbolTrie* trie, int32_t node, int32_t symbol) except -1:
+cdef inline int32_t trie_child_or_new(SymbolTrie* trie, int32_t node, int32_t symbol) except -1 nogil:
     """The child of node along symbol, made (the next node id) if missing."""
     cdef uint64_t key = (<uint64_t>(<uint32_t>node) << 32) | <uint32_t>symbol
     if 2 * trie.token_of_node.size() >= trie.edges.size():  # at most half full

@@ -13,9 +13,9 @@ import tokfx
 from conftest import fixture_path
 from segmentation_cases import ALPHABET, all_segmentations, vocab_and_text
 from tokfx import Tokenizer
-from tokfx._unigram import alternatives, e_step, viterbi_counts
+from tokfx._unigram import alternatives, digamma, digammas, e_step, piece_ranges, viterbi_counts
 from tokfx.alphabet import BYTES
-from tokfx.models.unigram import (EXPECTED_THRESHOLD, UnigramTrainer, digamma, em_rounds, m_step, prune,
+from tokfx.models.unigram import (EXPECTED_THRESHOLD, UnigramTrainer, em_rounds, m_step, prune,
                                   prune_order, seed_vocabulary)
 from tokfx.reference import unigram as ref
 
@@ -141,6 +141,28 @@ def test_digamma_is_sentencepieces():
     # digamma(1) = -Euler's gamma; digamma(x + 1) = digamma(x) + 1 / x.
     assert digamma(1.0) == pytest.approx(-0.5772156649015329, abs=1e-9)  # an asymptotic series
     assert digamma(10.5) == pytest.approx(digamma(9.5) + 1 / 9.5, abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.floats(0.5, 1e12), st.sampled_from([0.5, 1.0, 6.999999999999999, 7.0, 7.5])),
+                max_size=20))
+def test_digamma_equals_the_reference(values):
+    assert list(digammas(array("d", values))) == [ref.digamma(v) for v in values]
+    assert [digamma(v) for v in values] == [ref.digamma(v) for v in values]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 20), max_size=40), st.integers(1, 9))
+def test_piece_ranges_equal_the_reference(lengths, ranges):
+    pieces = [[0] * n for n in lengths]
+    offsets = array("q", [0, *accumulate(lengths)])
+    found = piece_ranges(offsets, ranges)
+    assert found == ref.piece_ranges(pieces, ranges)
+    # They cover the pieces in order, and a range's pieces start within one share of symbols.
+    assert [first for first, _ in found[1:]] == [last for _, last in found[:-1]]
+    assert found[0][0] == 0 and found[-1][1] == len(pieces)
+    for first, last in found:
+        assert last == first or (offsets[last - 1] - offsets[first]) * ranges <= offsets[-1]
 
 
 def test_m_step_drops_below_the_threshold_but_never_base_symbols_or_below_the_floor():
@@ -297,8 +319,8 @@ def m_step_plain(tokens, expected, alphabet_size, floor):
     dropped = set(low[:max(0, len(tokens) - floor)])
     kept = [i for i in range(len(tokens)) if i not in dropped]
     total = sum(expected[i] for i in kept if expected[i] >= EXPECTED_THRESHOLD)
-    log_total = digamma(total) if total > 0 else 0.0
-    scores = [digamma(expected[i]) - log_total if expected[i] >= EXPECTED_THRESHOLD else None for i in kept]
+    log_total = ref.digamma(total) if total > 0 else 0.0
+    scores = [ref.digamma(expected[i]) - log_total if expected[i] >= EXPECTED_THRESHOLD else None for i in kept]
     lowest = min((s for s in scores if s is not None), default=0.0)
     return [tokens[i] for i in kept], [lowest - 10.0 if s is None else s for s in scores]
 
@@ -339,3 +361,16 @@ def test_passes_skip_none_tokens_as_the_twin():
     assert (list(expected), likelihood) == ref.e_step(pieces, counts, tokens, scores, 4)
     freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), tokens, scores, 4)
     assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, 4)
+
+
+def test_the_vocabulary_does_not_depend_on_the_number_of_threads(english, monkeypatch):
+    """The passes sum per piece range, then the ranges in order: one thread or several (here
+    more than PASS_RANGES would use), the same floats, so the same tokenizer."""
+    import tokfx._unigram
+
+    def trained(threads):
+        monkeypatch.setattr(tokfx._unigram, "pass_threads", lambda: threads)
+        tok = tokfx.train(english, "unigram", vocab_size=700, pattern="gpt2")
+        return tok.tokens, tok.scores
+
+    assert trained(1) == trained(3) == trained(8)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tokfx._ngrams import top_ngram_counts
-from tokfx._unigram import alternatives, e_step, viterbi_counts
+from tokfx._unigram import alternatives, digamma, digammas, e_step, viterbi_counts
 from tokfx.alphabet import fallback_byte_scores
 from tokfx.models.base import Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
@@ -32,21 +32,6 @@ EXPECTED_THRESHOLD = 0.5
 # target) scores this far below the lowest other score (ours; sentencepiece adds its required
 # characters back at the end below every piece).
 BELOW_LOWEST = 10.0
-
-
-def digamma(x: float) -> float:
-    """sentencepiece's Digamma (unigram_model_trainer.cc): recurrence up to 7, then the
-    asymptotic series."""
-    result = 0.0
-    while x < 7:
-        result -= 1 / x
-        x += 1
-    x -= 1.0 / 2.0
-    xx = 1.0 / x
-    xx2 = xx * xx
-    xx4 = xx2 * xx2
-    return result + math.log(x) + (1.0 / 24.0) * xx2 - (7.0 / 960.0) * xx4 + \
-        (31.0 / 8064.0) * xx4 * xx2 - (127.0 / 30720.0) * xx4 * xx4
 
 
 def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size: int, seed_size: int,
@@ -90,11 +75,12 @@ def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_si
         ordered = sorted(low_ids.tolist(), key=lambda i: (expected[i], tokens[i]))
         keep[ordered[:room]] = False
     kept = np.flatnonzero(keep).tolist()
-    kept_values = values[keep].tolist()
+    kept_values = values[keep]
+    counted = kept_values >= EXPECTED_THRESHOLD
     # The builtin sum over the same floats in the same order, as before.
-    total = sum(v for v in kept_values if v >= EXPECTED_THRESHOLD)
+    total = sum(kept_values[counted].tolist())
     log_total = digamma(total) if total > 0 else 0.0
-    scores = [digamma(v) - log_total if v >= EXPECTED_THRESHOLD else None for v in kept_values]
+    scores = [s - log_total if c else None for s, c in zip(digammas(kept_values), counted.tolist())]
     return [tokens[i] for i in kept], _floored(scores)
 
 

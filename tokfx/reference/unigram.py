@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Sequence
+from itertools import accumulate
 
 NEG_INF = -math.inf
 
@@ -91,8 +92,41 @@ def forward_backward(symbols: Sequence[int], tokens, scores: Sequence[float],
     return alpha, beta
 
 
+def digamma(x: float) -> float:
+    """As tokfx._unigram.digamma (sentencepiece's Digamma): the recurrence up to 7, then the
+    asymptotic series."""
+    result = 0.0
+    while x < 7:
+        result -= 1 / x
+        x += 1
+    x -= 1.0 / 2.0
+    xx = 1.0 / x
+    xx2 = xx * xx
+    xx4 = xx2 * xx2
+    return result + math.log(x) + (1.0 / 24.0) * xx2 - (7.0 / 960.0) * xx4 + \
+        (31.0 / 8064.0) * xx4 * xx2 - (127.0 / 30720.0) * xx4 * xx4
+
+
+def piece_ranges(pieces, ranges: int = 8) -> list[tuple[int, int]]:
+    """As tokfx._unigram.piece_ranges, over the pieces themselves: range r starts at the first
+    piece with at least r / ranges of the symbols before it."""
+    offsets = [0, *accumulate(map(len, pieces))]
+    bounds = [next(k for k in range(len(pieces) + 1) if k == len(pieces) or offsets[k] * ranges >= r * offsets[-1])
+              for r in range(ranges)]
+    return list(zip(bounds, bounds[1:] + [len(pieces)]))
+
+
 def e_step(pieces, counts, tokens, scores, max_width: int = 16) -> tuple[list[float], float]:
-    """As tokfx._unigram.e_step."""
+    """As tokfx._unigram.e_step: summed per piece range, then the ranges in order."""
+    expected, likelihood = [0.0] * len(tokens), 0.0
+    for first, last in piece_ranges(pieces):
+        part, part_likelihood = _e_step_range(pieces[first:last], counts[first:last], tokens, scores, max_width)
+        expected = [total + x for total, x in zip(expected, part)]
+        likelihood += part_likelihood
+    return expected, likelihood
+
+
+def _e_step_range(pieces, counts, tokens, scores, max_width: int) -> tuple[list[float], float]:
     ids = token_ids(tokens)
     expected, likelihood = [0.0] * len(tokens), 0.0
     for piece, count in zip(pieces, counts):
