@@ -13,7 +13,7 @@ import tokfx
 from conftest import fixture_path
 from segmentation_cases import ALPHABET, all_segmentations, vocab_and_text
 from tokfx import Tokenizer
-from tokfx._unigram import alternatives, digamma, digammas, e_step, piece_ranges, viterbi_counts
+from tokfx._unigram import digamma, digammas, e_step, piece_ranges, prune_keys, viterbi_counts
 from tokfx.alphabet import BYTES
 from tokfx.models.unigram import (EXPECTED_THRESHOLD, UnigramTrainer, em_rounds, m_step, prune,
                                   prune_order, seed_vocabulary)
@@ -61,11 +61,12 @@ def test_e_step_equals_the_reference(case):
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(corpus_case(), corpus_case(integer_scores=True)))
-def test_viterbi_counts_and_alternatives_equal_the_reference(case):
+def test_viterbi_counts_and_prune_keys_equal_the_reference(case):
     tokens, scores, max_width, pieces, counts = case
     freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), tokens, scores, max_width)
     assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, max_width)
-    assert alternatives(tokens, scores, max_width) == ref.alternatives(tokens, scores, max_width)
+    kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
+    assert (list(kinds), list(values)) == ref.prune_keys(tokens, scores, list(freq), sum(counts), max_width)
 
 
 def brute_force(symbols, tokens, scores, max_width):
@@ -132,9 +133,13 @@ def test_alternatives_split_own_and_single_symbol_tokens():
     # (0, 1): -1 beats 0 + 1 = -2 - 2: its own best, alternative [0, 1].
     # (0, 1, 1): -9 loses to (0, 1) + 1 = -3: split. (1, 1): -5 loses to 1 + 1 = -4: split.
     scores = [-2.0, -2.0, -1.0, -9.0, -5.0]
-    assert alternatives(tokens, scores, 16) == [[], [], [0, 1], None, None]
+    assert ref.alternatives(tokens, scores, 16) == [[], [], [0, 1], None, None]
+    # So the core's keys: single symbols kind 2, (0, 1) by its loss, the split ones by score.
+    kinds, values = prune_keys(tokens, scores, array("q", [5, 5, 5, 5, 5]), 10, 16)
+    assert list(kinds) == [2, 2, 1, 0, 0] and values[3:] == array("d", [-9.0, -5.0])
     # A tie goes to the token itself.
-    assert alternatives(tokens, [-2.0, -2.0, -4.0, -9.0, -5.0], 16)[2] == [0, 1]
+    assert ref.alternatives(tokens, [-2.0, -2.0, -4.0, -9.0, -5.0], 16)[2] == [0, 1]
+    assert prune_keys(tokens, [-2.0, -2.0, -4.0, -9.0, -5.0], array("q", [5] * 5), 10, 16)[0][2] == 1
 
 
 def test_digamma_is_sentencepieces():
@@ -193,7 +198,9 @@ def test_prune_order_is_sentencepieces_loss():
 
     # (1, 1) is split, (0, 0) unused: dropped first, lowest score first; then by loss.
     by_loss = sorted([2, 5], key=loss)
-    assert prune_order(tokens, scores, freq, alts, 8, 2) == [4, 3, *by_loss]
+    kinds, values = ref.prune_keys_of(alts, scores, freq, 8)
+    assert values[2] == loss(2) and values[5] == loss(5)
+    assert prune_order(tokens, kinds, values, 2) == [4, 3, *by_loss]
 
 
 def corpus_arrays(counts):
@@ -223,7 +230,7 @@ def test_each_round_keeps_every_base_symbol_and_ends_at_the_scheduled_size(engli
     done = prune(*data, kept, kept_scores, max(600, int(len(kept) * 0.75)), 256, 16)
     words = [list(w) for w in counts_sorted(counts)]
     freq, _ = ref.viterbi_counts(words, list(data[2]), kept, kept_scores, 16)
-    order = prune_order(kept, kept_scores, freq, ref.alternatives(kept, kept_scores, 16), sum(data[2]), 256)
+    order = prune_order(kept, *ref.prune_keys(kept, kept_scores, freq, sum(data[2]), 16), 256)
     dropped = set(order[:len(kept) - done.size])
     assert done.tokens == [t for i, t in enumerate(kept) if i not in dropped]
 
@@ -348,7 +355,7 @@ def test_passes_refuse_bad_tokens(tokens, message):
     scores = [-1.0] * len(tokens)
     data = packed([[0]], [1])
     for call in (lambda: e_step(*data, tokens, scores, 4), lambda: viterbi_counts(*data, tokens, scores, 4),
-                 lambda: alternatives(tokens, scores, 4)):
+                 lambda: prune_keys(tokens, scores, array("q", [1] * len(tokens)), 1, 4)):
         with pytest.raises(ValueError, match=message):
             call()
 
@@ -374,3 +381,18 @@ def test_the_vocabulary_does_not_depend_on_the_number_of_threads(english, monkey
         return tok.tokens, tok.scores
 
     assert trained(1) == trained(3) == trained(8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_prune_order_equals_the_plain_sort(data):
+    # Few distinct keys, so that runs of equal keys (ordered by symbols) are common.
+    size = data.draw(st.integers(0, 30))
+    tokens = data.draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=size, max_size=size,
+                                unique=True))
+    kinds = array("b", data.draw(st.lists(st.integers(0, 2), min_size=size, max_size=size)))
+    values = array("d", data.draw(st.lists(st.sampled_from([-1.5, 0.0, -0.0, 2.0, 1e-300]), min_size=size,
+                                           max_size=size)))
+    alphabet_size = data.draw(st.integers(0, size))
+    plain = sorted(range(alphabet_size, size), key=lambda i: (kinds[i], values[i], tokens[i]))
+    assert prune_order(tokens, kinds, values, alphabet_size) == plain

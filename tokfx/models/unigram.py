@@ -7,7 +7,7 @@ expected token counts by forward-backward over each pre-token's lattice; M: the 
 digamma(count) - digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
 `shrinking_factor` x the size (never below the target) of the tokens whose removal loses the
 least likelihood, as sentencepiece's PruneSentencePieces estimates it. After the last prune, EM
-again. Cores: tokfx._unigram (e_step, viterbi_counts, alternatives).
+again. Cores: tokfx._unigram (e_step, viterbi_counts, prune_keys).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tokfx._ngrams import top_ngram_counts
-from tokfx._unigram import alternatives, digamma, digammas, e_step, viterbi_counts
+from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
 from tokfx.alphabet import fallback_byte_scores
 from tokfx.models.base import Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
@@ -84,30 +84,25 @@ def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_si
     return [tokens[i] for i in kept], _floored(scores)
 
 
-def prune_order(tokens: list[tuple[int, ...]], scores: Sequence[float], freq: Sequence[int],
-                alts: Sequence[list[int] | None], pieces: int, alphabet_size: int) -> list[int]:
-    """The ids of the tokens that are not base symbols, those to drop first first: tokens unused
-    by the Viterbi segmentations or whose own segmentation is split (sentencepiece drops them
-    outright), lowest score first; then by loss, the likelihood lost when the token's
-    occurrences go to its alternative segmentation, smallest first (`pieces`: the summed
-    pre-token counts); then tokens with no alternative. Ties by symbols."""
-    total = sum(freq)
-    log_total = math.log(total) if total > 0 else 0.0
-    keys = {}
-    for i in range(alphabet_size, len(tokens)):
-        alt = alts[i]
-        if freq[i] == 0 or alt is None:
-            keys[i] = (0, scores[i], tokens[i])
-        elif not alt:
-            keys[i] = (2, 0.0, tokens[i])
-        else:
-            share = freq[i] / pieces
-            log_prob = math.log(freq[i]) - log_total
-            # Without token i its occurrences go to its alternative's tokens.
-            log_total_alt = math.log(total + freq[i] * (len(alt) - 1))
-            log_prob_alt = sum(math.log(freq[n] + freq[i]) - log_total_alt for n in alt)
-            keys[i] = (1, share * (log_prob - log_prob_alt), tokens[i])
-    return sorted(keys, key=keys.__getitem__)
+def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Sequence[float],
+                alphabet_size: int) -> list[int]:
+    """The ids of the tokens that are not base symbols, those to drop first first, by
+    prune_keys' (kind, value), then by symbols: tokens unused by the Viterbi segmentations or
+    split by their own (sentencepiece drops them outright), lowest score first; then by the
+    likelihood lost without them, smallest first; then tokens with no alternative."""
+    kind = np.asarray(kinds, dtype=np.int8)[alphabet_size:]
+    value = np.asarray(values, dtype=np.float64)[alphabet_size:]
+    # By (kind, value) in numpy; only runs of equal keys (the kind 2 tokens, equal scores) are
+    # then sorted by symbols, in Python.
+    order = np.lexsort((value, kind))
+    ordered_kind, ordered_value = kind[order], value[order]
+    starts = np.flatnonzero(np.r_[True, (ordered_kind[1:] != ordered_kind[:-1])
+                                  | (ordered_value[1:] != ordered_value[:-1]), True])
+    ids = (order + alphabet_size).tolist()
+    for first, last in zip(starts[:-1].tolist(), starts[1:].tolist()):
+        if last - first > 1:
+            ids[first:last] = sorted(ids[first:last], key=tokens.__getitem__)
+    return ids
 
 
 @dataclass
@@ -125,8 +120,8 @@ def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int,
     if not alphabet_size <= size <= len(tokens):
         raise ValueError(f"cannot prune {len(tokens)} tokens to {size} keeping {alphabet_size} base symbols")
     freq, corpus_tokens = viterbi_counts(symbols, offsets, counts, tokens, scores, max_width)
-    alts = alternatives(tokens, scores, max_width)
-    order = prune_order(tokens, scores, freq, alts, sum(counts), alphabet_size)
+    kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
+    order = prune_order(tokens, kinds, values, alphabet_size)
     dropped = set(order[:len(tokens) - size])
     kept = [i for i in range(len(tokens)) if i not in dropped]
     return Round(size, [tokens[i] for i in kept], [scores[i] for i in kept], corpus_tokens)

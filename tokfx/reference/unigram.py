@@ -177,3 +177,31 @@ def alternatives(tokens, scores, max_width: int = 16) -> list[list[int] | None]:
         else:
             found.append([t for _, _, t in alt[1]])
     return found
+
+
+def prune_keys(tokens, scores, freq, pieces: int, max_width: int = 16) -> tuple[list[int], list[float]]:
+    """As tokfx._unigram.prune_keys."""
+    return prune_keys_of(alternatives(tokens, scores, max_width), scores, freq, pieces)
+
+
+def prune_keys_of(alts, scores, freq, pieces: int) -> tuple[list[int], list[float]]:
+    """(kinds, values) from each token's alternative (alternatives()) and its Viterbi count."""
+    total = sum(freq)
+    log_total = math.log(total) if total > 0 else 0.0
+    kinds, values = [], []
+    for i, alt in enumerate(alts):
+        if freq[i] == 0 or alt is None:
+            kind, value = 0, scores[i]
+        elif not alt:
+            kind, value = 2, 0.0
+        else:
+            log_prob = math.log(freq[i]) - log_total
+            # Without token i its occurrences go to its alternative's tokens.
+            log_total_alt = math.log(total + freq[i] * (len(alt) - 1))
+            log_prob_alt = 0.0  # a loop, not sum(): Python 3.12's sum() of floats compensates
+            for n in alt:
+                log_prob_alt += math.log(freq[n] + freq[i]) - log_total_alt
+            kind, value = 1, freq[i] / pieces * (log_prob - log_prob_alt)
+        kinds.append(kind)
+        values.append(value)
+    return kinds, values
