@@ -153,6 +153,25 @@ def _in_order(job, items):
         yield from pool.map(job, items)
 
 
+def _summed_in_order(job, ranges, Py_ssize_t size, typecode):
+    """job(range) -> (array(typecode) of `size` values, a number) for each range, on threads;
+    the arrays added element by element and the numbers added, in range order (from 0)."""
+    cdef c_array total = clone(array(typecode), size, True)
+    cdef c_array part
+    cdef Py_ssize_t t
+    cdef bint floats = typecode == "d"
+    number = 0.0 if floats else 0
+    for part, part_number in _in_order(job, ranges):
+        if floats:
+            for t in range(size):
+                total.data.as_doubles[t] += part.data.as_doubles[t]
+        else:
+            for t in range(size):
+                total.data.as_longlongs[t] += part.data.as_longlongs[t]
+        number += part_number
+    return total, number
+
+
 cdef class _Lattices:
     """A vocabulary's tries and scores, built once for a pass and read by its threads. Tokens
     by id, each a sequence of base symbols, or None to leave that id out (a repeated token keeps
@@ -187,10 +206,10 @@ cdef class _Lattices:
     def _build_trie(self, bint reverse):
         cdef const int64_t[::1] flat = self.flat
         cdef const int64_t[::1] lengths = self.lengths
-        cdef const int64_t* first = &flat[0] if flat.shape[0] else NULL
+        cdef SymbolTrie* trie = &self.reversed_trie if reverse else &self.trie
         with nogil:
-            _trie_build_flat(&self.reversed_trie if reverse else &self.trie, first, &lengths[0] if lengths.shape[0] else NULL,
-                             lengths.shape[0], reverse)
+            _trie_build_flat(trie, &flat[0] if flat.shape[0] else NULL,
+                             &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], reverse)
 
     def expected(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
                  const int64_t[::1] counts, Py_ssize_t first, Py_ssize_t last):
@@ -303,7 +322,8 @@ cdef class _Lattices:
                 symbols.clear()
                 for j in range(n):
                     symbols.push_back(<int32_t>flat[start + j])
-                viterbi(symbols.data(), n, &self.reversed_trie, self.scores.data(), self.max_width, True, &best)
+                viterbi(symbols.data(), n, &self.reversed_trie, self.scores.data(), self.max_width, True,
+                        &best)
                 path.clear()
             start += n
             if n <= 1 or viterbi_tokens(n, &best, &path) < 0:
@@ -361,16 +381,8 @@ def e_step(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t
     then the ranges in order (PASS_RANGES)."""
     check_chunks(symbols, offsets, counts)
     cdef _Lattices lattices = _Lattices(tokens, scores, max_width, True)
-    cdef c_array expected = clone(array("d"), len(tokens), True)
-    cdef c_array part
-    cdef double likelihood = 0.0
-    cdef Py_ssize_t t
-    for part, part_likelihood in _in_order(lambda r: lattices.expected(symbols, offsets, counts, *r),
-                                           piece_ranges(offsets)):
-        for t in range(len(tokens)):
-            expected.data.as_doubles[t] += part.data.as_doubles[t]
-        likelihood += part_likelihood
-    return expected, likelihood
+    return _summed_in_order(lambda r: lattices.expected(symbols, offsets, counts, *r),
+                            piece_ranges(offsets), len(tokens), "d")
 
 
 def viterbi_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
@@ -379,16 +391,8 @@ def viterbi_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, const
     the piece's Viterbi segmentation; corpus_tokens = sum of count x its length."""
     check_chunks(symbols, offsets, counts)
     cdef _Lattices lattices = _Lattices(tokens, scores, max_width, False)
-    cdef c_array freq = clone(array("q"), len(tokens), True)
-    cdef c_array part
-    cdef int64_t corpus_tokens = 0
-    cdef Py_ssize_t t
-    for part, part_tokens in _in_order(lambda r: lattices.viterbi_counts(symbols, offsets, counts, *r),
-                                       piece_ranges(offsets)):
-        for t in range(len(tokens)):
-            freq.data.as_longlongs[t] += part.data.as_longlongs[t]
-        corpus_tokens += part_tokens
-    return freq, corpus_tokens
+    return _summed_in_order(lambda r: lattices.viterbi_counts(symbols, offsets, counts, *r),
+                            piece_ranges(offsets), len(tokens), "q")
 
 
 def prune_keys(tokens, scores, const int64_t[::1] freq, int64_t pieces, int max_width):

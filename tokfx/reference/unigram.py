@@ -111,16 +111,18 @@ def piece_ranges(pieces, ranges: int = 8) -> list[tuple[int, int]]:
     """As tokfx._unigram.piece_ranges, over the pieces themselves: range r starts at the first
     piece with at least r / ranges of the symbols before it."""
     offsets = [0, *accumulate(map(len, pieces))]
-    bounds = [next(k for k in range(len(pieces) + 1) if k == len(pieces) or offsets[k] * ranges >= r * offsets[-1])
+    total, end = offsets[-1], len(pieces)
+    bounds = [next(k for k in range(end + 1) if k == end or offsets[k] * ranges >= r * total)
               for r in range(ranges)]
-    return list(zip(bounds, bounds[1:] + [len(pieces)]))
+    return list(zip(bounds, bounds[1:] + [end]))
 
 
 def e_step(pieces, counts, tokens, scores, max_width: int = 16) -> tuple[list[float], float]:
     """As tokfx._unigram.e_step: summed per piece range, then the ranges in order."""
     expected, likelihood = [0.0] * len(tokens), 0.0
     for first, last in piece_ranges(pieces):
-        part, part_likelihood = _e_step_range(pieces[first:last], counts[first:last], tokens, scores, max_width)
+        part, part_likelihood = _e_step_range(pieces[first:last], counts[first:last], tokens, scores,
+                                              max_width)
         expected = [total + x for total, x in zip(expected, part)]
         likelihood += part_likelihood
     return expected, likelihood
