@@ -140,7 +140,9 @@ class _CountTasks(beam.DoFn):
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
 
     def _flush(self):
+        start = time.perf_counter()
         self.counter.flush()  # the batch of text not yet counted
+        self.count_usec.inc(int((time.perf_counter() - start) * 1e6))
         for kind, table in self.tables.items():
             if table:
                 self.occurrences[kind].inc(table.total())
