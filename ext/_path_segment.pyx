@@ -129,10 +129,13 @@ cdef class PathSegmenter:
             self._segment_into_out(&symbols[0], symbols.shape[0])
         return ids_as_list(self._out, self._id_objects)
 
-    def encode_pieces(self, bytes data, const int64_t[::1] ends, bint as_array=False):
+    def encode_pieces(self, bytes data, const int64_t[::1] ends, bint as_array=False,
+                      double score_from=0.0):
         """The concatenated ids of the pieces data[ends[k-1]:ends[k]] (ends exclusive, ascending,
         the last equal to len(data)): a list, or with `as_array` an array('i'); as
-        BPEEncoder.encode_pieces."""
+        BPEEncoder.encode_pieces. float32: the path scores start from `score_from` (the running
+        score of the text before, special tokens included: after_special), and `last_score`
+        is the running score after them."""
         cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
         cdef int64_t size = PyBytes_GET_SIZE(data)
         cdef int64_t start = 0, end, i
@@ -141,7 +144,7 @@ cdef class PathSegmenter:
         cdef CacheSlot* slot
         cdef bint cached
         self._out.clear()
-        self._running = 0.0
+        self._running = score_from
         for k in range(ends.shape[0]):
             end = ends[k]
             if end < start or end > size:
@@ -166,3 +169,17 @@ cdef class PathSegmenter:
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
         return ids_as_array(self._out) if as_array else ids_as_list(self._out, self._id_objects)
+
+    @property
+    def last_score(self):
+        """float32: the running path score after the last encode_pieces call."""
+        return self._running
+
+    def after_special(self, double running, Py_ssize_t size):
+        """float32: the running path score after a special token of `size` UTF-8 bytes, as
+        sentencepiece's Encode adds a user-defined symbol in the Viterbi over the whole text:
+        size x 0.1 - 0.1 (a float32 product, then double), held as a float32. Its source reads
+        size x max_score - 0.1, max_score the highest normal piece's score; measured against
+        sentencepiece 0.2.3, that choice differed on 24 of 8,000 fuzzed texts and 0.1 on none of
+        60,000 (docs/alphabets.md)."""
+        return <float>((<double>(<float>size * <float>0.1) - 0.1) + running)

@@ -82,6 +82,7 @@ class Tokenizer:
         self.segmenter = segmenter
         self.segmenter_params = full_segmenter_params(segmenter, segmenter_params)
         self.scores = None if scores is None else [None if s is None else float(s) for s in scores]
+        self._carries_score = segmenter == "likelihood" and self.segmenter_params.get("float_bits") == 32
         self._check()
         # By token; where tokens share symbols, an ordinary token's id wins over a special or
         # control token's, then the lower id.
@@ -257,12 +258,26 @@ class Tokenizer:
             return self._encode(replace_lone_surrogates(text))
 
     def _encode(self, text: str) -> list[int]:
-        ids: list[int] = []
+        return self._encode_chunks(text, [], False)
+
+    def _encode_chunks(self, text: str, ids, as_array: bool):
+        """`ids` extended by the ids of `text`'s chunks. A float32 Unigram (the sentencepiece
+        family) carries its running path score through the chunks and the special tokens
+        between them, as sentencepiece's Viterbi runs over the whole text: the float32
+        rounding of that sum decides between permutations of the same tokens."""
+        carry = self._carries_score
+        running = 0.0
         for chunk, special in self.pretokenizer.chunks(text):
             if special:
                 ids.append(self._special[chunk])
+                if carry:
+                    running = self._encoder.after_special(running, len(chunk.encode("utf-8")))
+            elif carry:
+                data = chunk.encode("utf-8")
+                ids.extend(self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array, running))
+                running = self._encoder.last_score
             else:
-                ids += self._segment(chunk)
+                ids.extend(self._segment(chunk, as_array))
         return ids
 
     def encode_to_array(self, text: str, ordinary: bool = False) -> array:
@@ -277,13 +292,7 @@ class Tokenizer:
     def _encode_array(self, text: str, ordinary: bool) -> array:
         if ordinary:
             return self._segment(self.pretokenizer.normalized(text), True)
-        ids = array("i")
-        for chunk, special in self.pretokenizer.chunks(text):
-            if special:
-                ids.append(self._special[chunk])
-            else:
-                ids.extend(self._segment(chunk, True))
-        return ids
+        return self._encode_chunks(text, array("i"), True)
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
         return [self.encode(text) for text in texts]
