@@ -242,10 +242,14 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._segment(self.pretokenizer.normalized(replace_lone_surrogates(text)))
 
-    def _segment(self, chunk: str, as_array: bool = False) -> list[int] | array:
-        """Ids of a normalized chunk without special tokens."""
+    def _segment(self, chunk: str, as_array: bool = False,
+                 score_from: float | None = None) -> list[int] | array:
+        """Ids of a normalized chunk without special tokens; `score_from`: a float32 Unigram's
+        running path score before it (_encode_chunks)."""
         data = chunk.encode("utf-8")
-        return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array)
+        if score_from is None:
+            return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array)
+        return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array, score_from)
 
     def encode(self, text: str) -> list[int]:
         """Ids of `text`; special tokens in it become their ids (the longest match first)."""
@@ -265,19 +269,16 @@ class Tokenizer:
         family) carries its running path score through the chunks and the special tokens
         between them, as sentencepiece's Viterbi runs over the whole text: the float32
         rounding of that sum decides between permutations of the same tokens."""
-        carry = self._carries_score
-        running = 0.0
+        running = 0.0 if self._carries_score else None
         for chunk, special in self.pretokenizer.chunks(text):
             if special:
                 ids.append(self._special[chunk])
-                if carry:
+                if running is not None:
                     running = self._encoder.after_special(running, len(chunk.encode("utf-8")))
-            elif carry:
-                data = chunk.encode("utf-8")
-                ids.extend(self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array, running))
-                running = self._encoder.last_score
             else:
-                ids.extend(self._segment(chunk, as_array))
+                ids.extend(self._segment(chunk, as_array, running))
+                if running is not None:
+                    running = self._encoder.last_score
         return ids
 
     def encode_to_array(self, text: str, ordinary: bool = False) -> array:
