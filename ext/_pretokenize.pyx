@@ -14,11 +14,12 @@ from array import array
 
 import regex
 
-from cpython.array cimport array as c_array, clone
+from cpython.array cimport array as c_array
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int64_t, uint16_t, uint32_t
-from libc.string cimport memcpy
 from libcpp.vector cimport vector
+
+from id_list cimport int64s_as_array
 
 # ---------------------------------------------------------------------------------------------
 # Character classes: a two-stage table, code point >> 8 -> 256-entry block of class bits.
@@ -553,7 +554,6 @@ def piece_ends(bytes data not None, name, const int64_t[::1] chunk_ends=None):
     cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = len(data), p = 0, start = 0, end = 0, c, chunks
     cdef vector[int64_t] ends
-    cdef c_array result
     if chunk_ends is None:
         with nogil:
             while p < n:
@@ -576,10 +576,7 @@ def piece_ends(bytes data not None, name, const int64_t[::1] chunk_ends=None):
                 start = end
         if end < start:
             raise ValueError("chunk_ends must not decrease")
-    result = clone(array("q"), ends.size(), False)
-    if ends.size():
-        memcpy(result.data.as_voidptr, ends.data(), ends.size() * sizeof(int64_t))
-    return result
+    return int64s_as_array(ends)
 
 
 def split(bytes data not None, name):

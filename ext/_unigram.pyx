@@ -13,13 +13,13 @@ from cpython.array cimport array as c_array, clone
 from cpython.long cimport PyLong_AsLongLong
 from cpython.ref cimport PyObject
 from cpython.sequence cimport PySequence_Fast, PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS
-from libc.string cimport memcpy
 
 from libc.math cimport exp, log
 from libc.stdint cimport int32_t, int64_t
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
+from id_list cimport int64s_as_array
 from lattice cimport LATTICE_NEG_INF, Best, forward_backward, viterbi, viterbi_tokens
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init, trie_token
 
@@ -39,14 +39,7 @@ cdef tuple _flatten(tokens):
         for j in range(n):
             flat.push_back(PyLong_AsLongLong(<object>items[j]))
         lengths.push_back(n)
-    return _int64_array(flat), _int64_array(lengths)
-
-
-cdef c_array _int64_array(const vector[int64_t]& values):
-    cdef c_array out = clone(array("q"), values.size(), False)
-    if values.size():
-        memcpy(out.data.as_voidptr, values.data(), values.size() * sizeof(int64_t))
-    return out
+    return int64s_as_array(flat), int64s_as_array(lengths)
 
 
 cdef int _check_flat(const int64_t[::1] flat, const int64_t[::1] lengths) except -1:

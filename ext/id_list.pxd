@@ -1,10 +1,11 @@
 """The ids an encode core returns, shared by the encode cores: a Python list, or an
-array('i') (one copy of the C ids, no Python int per id: what a writer of shards wants)."""
+array('i') (one copy of the C ids, no Python int per id: what a writer of shards wants); and
+int64 offsets or counts as an array('q') the same way."""
 from cpython cimport array
 from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_FromLong
 from cpython.ref cimport Py_INCREF
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
@@ -40,4 +41,13 @@ cdef inline array.array ids_as_array(const vector[int32_t]& ids):
     cdef array.array result = array.clone(array.array("i"), n, False)
     if n:
         memcpy(result.data.as_ints, ids.data(), n * sizeof(int32_t))
+    return result
+
+
+cdef inline array.array int64s_as_array(const vector[int64_t]& values):
+    """The values as an array('q'), one copy."""
+    cdef Py_ssize_t n = values.size()
+    cdef array.array result = array.clone(array.array("q"), n, False)
+    if n:
+        memcpy(result.data.as_voidptr, values.data(), n * sizeof(int64_t))
     return result
