@@ -1,4 +1,4 @@
-"""Byte-level BPE encoding: within each pre-token, start from the ids of its base symbols (its
+"""Byte-level BPE, the encoder: within each pre-token, start from the ids of its base symbols (its
 bytes, or with the cjk alphabet its remapped symbols) and repeatedly apply the lowest-rank merge
 present, replacing its occurrences left to right without overlap.
 
