@@ -71,3 +71,9 @@ PATTERNS = {
 NO_NEWLINE_SPLIT = frozenset({"space", "digit", "space-digit", "sentencepiece", "none"})
 # Patterns whose text is normalized first: the normalizer each implies (tokfx.normalizers).
 NORMALIZED = {"sentencepiece": "sentencepiece"}
+
+
+def pattern_for_regex(regex: str) -> str:
+    """The name of the named pattern whose regex is exactly `regex` (so that a tokenizer file
+    spelling a known pattern runs in the native splitter), else `regex` itself."""
+    return next((name for name, source in PATTERNS.items() if source == regex), regex)
