@@ -7,4 +7,4 @@ class TokenizerFileError(ValueError):
 
     def __init__(self, source: str, field: str | None, message: str):
         super().__init__(f"{source}: {field}: {message}" if field else f"{source}: {message}")
-        self.source, self.field = source, field
+        self.source, self.field, self.message = source, field, message

@@ -9,12 +9,29 @@ Their ids follow every other token, in the order given.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import regex
 
 from tokfx.limits import MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_SPECIAL_TOKENS_TOTAL_BYTES
 
 DEFAULT_SPECIAL = "<|endoftext|>"
+
+
+@dataclass(frozen=True)
+class Framing:
+    """The tokens a model's own tokenizer puts around one document: `bos` and `eos` name a
+    special or control token (None: the model has none), `add_bos` / `add_eos` say whether it
+    adds them by default (a Hugging Face post-processor for a single sequence, sentencepiece's
+    and tekken's BOS). Encoding never adds them: the pipeline does (--prepend-bos, --append-eos)."""
+    bos: str | None = None
+    eos: str | None = None
+    add_bos: bool = False
+    add_eos: bool = False
+
+    def __post_init__(self):
+        if (self.add_bos and self.bos is None) or (self.add_eos and self.eos is None):
+            raise ValueError("framing: add_bos / add_eos need the bos / eos token")
 
 
 class SpecialTokens:

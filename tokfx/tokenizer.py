@@ -15,16 +15,18 @@ from typing import TYPE_CHECKING
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.formats.gpt2 import read_gpt2_files
 from tokfx.formats.hf_json import read_hf_unigram
+from tokfx.formats.huggingface import HuggingFaceText, huggingface_tokenizer_args, spelled_pieces, tokenizer_args_of
+from tokfx.formats.tokenizer_files import find_tokenizer_file
 from tokfx.formats.sentencepiece_model import read_sentencepiece_model
 from tokfx.formats.sentencepiece_tokenizer import tokenizer_args as sentencepiece_tokenizer_args
-from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer, tokenizer_from_dict
+from tokfx.formats.tokfx_json import ALGORITHMS, save_tokenizer, tokenizer_from_dict
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
 from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
 from tokfx.normalizers.surrogates import replace_lone_surrogates, utf8_encodable
 from tokfx.segmenters import full_segmenter_params, get_segmenter
 from tokfx.segmenters.bpe import base_symbol_ids, merges_as_ids
-from tokfx.special_tokens import check_special_tokens
+from tokfx.special_tokens import Framing, check_special_tokens
 
 if TYPE_CHECKING:
     from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
@@ -62,7 +64,8 @@ class Tokenizer:
                  algorithm: str = "bpe", params: Mapping | None = None, alphabet: Alphabet = BYTES,
                  segmenter: str = "bpe", segmenter_params: Mapping | None = None,
                  scaffold: ScaffoldVocab | None = None, scores: Sequence[float | None] | None = None,
-                 normalizer=None, control_tokens: Mapping[str, int] | None = None):
+                 normalizer=None, control_tokens: Mapping[str, int] | None = None,
+                 pipeline: HuggingFaceText | None = None, framing: Framing | None = None):
         if special_tokens is not None and not isinstance(special_tokens, Mapping):
             raise TypeError("special_tokens must be a mapping {text: id}, not"
                             f" {type(special_tokens).__name__} (tokfx.train takes a list)")
@@ -77,8 +80,24 @@ class Tokenizer:
         self._control = dict(control_tokens or {})
         self.algorithm = algorithm
         self.params = dict(params or {})
-        self.pretokenizer = PreTokenizer(pattern, list(self._special), normalizer)
-        self.pattern = pattern
+        # A Hugging Face tokenizer's text stages (added tokens, normalizer, pre-tokenizer,
+        # decoder: tokfx.formats.huggingface) stand in for the pattern and normalizer.
+        self.pipeline = pipeline
+        if pipeline is None:
+            self.pretokenizer = PreTokenizer(pattern, list(self._special), normalizer)
+            self.pattern = pattern
+        else:
+            if normalizer is not None or {t.content for t in pipeline.added.tokens} != set(self._special):
+                raise ValueError("a Hugging Face pipeline brings its own normalizer, and its added tokens"
+                                 " are the special tokens")
+            self.pretokenizer = pipeline
+            self.pattern = pipeline.description
+        self.framing = framing or Framing()
+        for name in (self.framing.bos, self.framing.eos):
+            if name is not None and name not in self._special and name not in self._control:
+                raise ValueError(f"framing: {name!r} is not a special or control token")
+        # Where a tokenizer file was loaded from (Tokenizer.load): {"file", "format", "sha256"}.
+        self.source: dict | None = None
         self.segmenter = segmenter
         self.segmenter_params = full_segmenter_params(segmenter, segmenter_params)
         self.scores = None if scores is None else [None if s is None else float(s) for s in scores]
@@ -116,7 +135,8 @@ class Tokenizer:
                 params = {name: self.segmenter_params[name], **params}
         return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
                          self.params, self.alphabet, segmenter, params, self.scaffold, self.scores,
-                         self.normalizer, self._control)
+                         None if self.pipeline else self.normalizer, self._control, self.pipeline,
+                         self.framing)
 
     @cached_property
     def _packed(self) -> list[bytes]:
@@ -216,6 +236,19 @@ class Tokenizer:
         (tokfx.normalizers), or None."""
         return self.pretokenizer.normalizer
 
+    @property
+    def bos_id(self) -> int | None:
+        """The id of the model's beginning-of-sequence token (framing), or None."""
+        return self._reserved_id(self.framing.bos)
+
+    @property
+    def eos_id(self) -> int | None:
+        """The id of the model's end-of-sequence token (framing), or None."""
+        return self._reserved_id(self.framing.eos)
+
+    def _reserved_id(self, name: str | None) -> int | None:
+        return None if name is None else self._special.get(name, self._control.get(name))
+
     def token_to_id(self, token: bytes | str | tuple[int, ...]) -> int:
         """Id of a special token (by its text) or of a token (by its bytes, or its symbol tuple
         for cjk; text stands for its symbols as one pre-token); KeyError if none."""
@@ -237,6 +270,8 @@ class Tokenizer:
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of `text` with special-token text treated as ordinary text."""
         _check_text(text)
+        if self.pipeline is not None:  # its non-special added tokens are cut out all the same
+            return self.encode_to_array(text, ordinary=True).tolist()
         try:
             return self._segment(self.pretokenizer.normalized(text))
         except UnicodeEncodeError:
@@ -264,11 +299,18 @@ class Tokenizer:
     def _encode(self, text: str) -> list[int]:
         return self._encode_chunks(text, [], False)
 
-    def _encode_chunks(self, text: str, ids, as_array: bool):
+    def _encode_chunks(self, text: str, ids, as_array: bool, ordinary: bool = False):
         """`ids` extended by the ids of `text`'s chunks. A float32 Unigram (the sentencepiece
         family) carries its running path score through the chunks and the special tokens
         between them, as sentencepiece's Viterbi runs over the whole text: the float32
         rounding of that sum decides between permutations of the same tokens."""
+        if self.pipeline is not None:
+            for special, data, ends in self.pipeline.segments(text, ordinary):
+                if special is not None:
+                    ids.append(self._special[special])
+                else:
+                    ids.extend(self._encoder.encode_pieces(data, ends, as_array))
+            return ids
         running = 0.0 if self._carries_score else None
         for chunk, special in self.pretokenizer.chunks(text):
             if special:
@@ -291,9 +333,9 @@ class Tokenizer:
             return self._encode_array(replace_lone_surrogates(text), ordinary)
 
     def _encode_array(self, text: str, ordinary: bool) -> array:
-        if ordinary:
+        if ordinary and self.pipeline is None:
             return self._segment(self.pretokenizer.normalized(text), True)
-        return self._encode_chunks(text, array("i"), True)
+        return self._encode_chunks(text, array("i"), True, ordinary)
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
         return [self.encode(text) for text in texts]
@@ -305,7 +347,7 @@ class Tokenizer:
         memory stays bounded however long the input. Not for a tokenizer with a normalizer
         (sentencepiece's adds a space in front of the whole text and may fold whitespace).
         """
-        if self.normalizer is not None:
+        if self.normalizer is not None or self.pipeline is not None:
             raise ValueError("encode_iterable needs a tokenizer without a normalizer: encode each"
                              " document with encode()")
         pending = held = ""
@@ -358,8 +400,18 @@ class Tokenizer:
         """How many U+FFFD decode(ids) writes for decode errors."""
         return self._decode(ids, "replace")[1]
 
+    @cached_property
+    def _spelled(self) -> list[str]:
+        """Every token as the Hugging Face decoder reads it (built on the first decode)."""
+        return spelled_pieces(self)
+
     def _decode(self, ids: Iterable[int], errors: str) -> tuple[str, int]:
         ids = self._checked(ids)
+        if self.pipeline is not None:
+            if errors != "replace":
+                raise ValueError("a Hugging Face tokenizer decodes as its decoder does: errors=\"replace\"")
+            text = self.pipeline.decode(list(map(self._spelled.__getitem__, ids)))
+            return text, text.count("\ufffd")
         positions = None
         if self._control:  # written as nothing; a strict error names the position in the ids given
             control = set(self._control.values())
@@ -390,11 +442,40 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Tokenizer":
-        """Read a tokenizer directory (or its tokfx.json), untrusted input: a file beyond
-        tokfx.limits or malformed in any field raises one tokfx.TokenizerFileError naming the
-        file and the field."""
-        doc, source = read_tokfx_json(path)
-        return cls.from_dict(doc, source)
+        """Read a tokenizer file, or a directory holding one, of any kind tokfx reads, told from
+        its content (tokfx.formats.tokenizer_files): tokfx.json, a Hugging Face tokenizer.json,
+        a sentencepiece .model. Untrusted input: a file beyond tokfx.limits or malformed in any
+        field raises one tokfx.TokenizerFileError naming the file and the field. `source` then
+        says what was read ({"file", "format", "sha256"})."""
+        found = find_tokenizer_file(path)
+        if found.kind == "tokfx":
+            tokenizer = cls.from_dict(found.doc, str(found.path))
+        elif found.kind == "huggingface":
+            tokenizer = cls._built(tokenizer_args_of(found.doc, str(found.path)), str(found.path))
+        elif found.kind == "sentencepiece":
+            tokenizer = cls.from_sentencepiece(found.path)
+        else:
+            raise TokenizerFileError(str(found.path), None, f"a {found.kind} file: not read yet")
+        tokenizer.source = found.provenance()
+        return tokenizer
+
+    @classmethod
+    def from_huggingface(cls, tokenizer_json: str | os.PathLike) -> "Tokenizer":
+        """A tokenizer from a Hugging Face tokenizer.json, encoding with `tokenizers`' ids
+        (`encode(text, add_special_tokens=False)`) and decoding as its decoder does
+        (tokfx.formats.huggingface says what is read and what is refused)."""
+        return cls._built(huggingface_tokenizer_args(tokenizer_json), str(tokenizer_json))
+
+    @classmethod
+    def _built(cls, args: dict, source: str) -> "Tokenizer":
+        """The tokenizer of a file's constructor arguments: what the constructor refuses in them
+        is the file's fault, named as such."""
+        try:
+            return cls(**args)
+        except ValueError as exc:
+            if isinstance(exc, TokenizerFileError):
+                raise
+            raise TokenizerFileError(source, None, str(exc)) from None
 
     @classmethod
     def from_dict(cls, doc: dict, source: str = "tokfx.json") -> "Tokenizer":
@@ -446,13 +527,7 @@ class Tokenizer:
         encoding as sentencepiece does, with the model's ids (docs/alphabets.md). The file is
         untrusted input: a fault in it is one TokenizerFileError naming the file and the field."""
         source = str(model_file)
-        args = sentencepiece_tokenizer_args(read_sentencepiece_model(model_file), source)
-        try:
-            return cls(**args)
-        except ValueError as exc:  # what the constructor refuses in the model
-            if isinstance(exc, TokenizerFileError):
-                raise
-            raise TokenizerFileError(source, None, str(exc)) from None
+        return cls._built(sentencepiece_tokenizer_args(read_sentencepiece_model(model_file), source), source)
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],

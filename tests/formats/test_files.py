@@ -90,8 +90,14 @@ def test_broken_files_are_refused_with_a_clear_error(trained, tmp_path, edit, me
 
 def test_foreign_and_truncated_files_are_refused(trained, tmp_path):
     _, directory = trained
-    with pytest.raises(ValueError, match="not a tokfx.json .*Hugging Face"):
-        Tokenizer.load(directory / "tokenizer.json")
+    with pytest.raises(tokfx.TokenizerFileError, match="neither a tokfx.json.*from_gpt2_files"):
+        Tokenizer.load(directory / "vocab.json")
+    with pytest.raises(tokfx.TokenizerFileError, match="tiktoken rank file.*from_tiktoken"):
+        (tmp_path / "ranks.tiktoken").write_text("IQ== 0\nIg== 1\n")
+        Tokenizer.load(tmp_path / "ranks.tiktoken")
+    with pytest.raises(tokfx.TokenizerFileError, match="not a tokenizer file tokfx reads"):
+        (tmp_path / "merges.txt").write_text("#version: 0.2\nh e\n")
+        Tokenizer.load(tmp_path / "merges.txt")
     (tmp_path / "tokfx.json").write_bytes((directory / "tokfx.json").read_bytes()[:100])
     with pytest.raises(ValueError, match="not JSON"):
         Tokenizer.load(tmp_path)

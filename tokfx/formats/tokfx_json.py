@@ -14,10 +14,12 @@ import logging
 import math
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from pathlib import Path
 
 from tokfx.alphabet import CHARACTERS, Alphabet
 from tokfx.formats.gpt2 import write_gpt2_files
+from tokfx.formats.huggingface import KEPT, HuggingFaceText, huggingface_json
 from tokfx.formats.hf_json import (hf_byte_fallback_bpe_json, hf_tokenizer_json, hf_unigram_tokenizer_json,
                                    hf_wordpiece_tokenizer_json)
 from tokfx.formats.sentencepiece_model import write_sentencepiece_model
@@ -29,7 +31,7 @@ from tokfx.normalizers import SentencePieceNormalizer
 from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
 from tokfx.segmenters import SEGMENTERS
 from tokfx.segmenters.scaffold_bpe import ScaffoldVocab
-from tokfx.special_tokens import check_special_tokens
+from tokfx.special_tokens import Framing, check_special_tokens
 from tokfx.version import __version__
 
 TOKFX_JSON = "tokfx.json"
@@ -57,13 +59,18 @@ def tokenizer_to_dict(tokenizer) -> dict:
         "tokfx_version": __version__,
         "algorithm": tokenizer.algorithm,
         "params": tokenizer.params,
-        "pattern": {"name": tokenizer.pretokenizer.pattern_name,
-                    "regex": tokenizer.pretokenizer.pattern_regex},
         "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
         "tokens": [None if i in special_ids or i in control_ids else list(token) for i, token in enumerate(tokens)],
         "merges": [list(m) for m in tokenizer.merge_ids],
     }
+    # A Hugging Face tokenizer's text stages are its file's own (tokfx.formats.huggingface).
+    if tokenizer.pipeline is not None:
+        doc["huggingface"] = tokenizer.pipeline.spec
+    else:
+        doc["pattern"] = {"name": tokenizer.pretokenizer.pattern_name, "regex": tokenizer.pretokenizer.pattern_regex}
+    if tokenizer.framing != Framing():
+        doc["framing"] = asdict(tokenizer.framing)
     # Written only when not the default, so files of BPE tokenizers keep their bytes and hash.
     if tokenizer.segmenter != "bpe":
         doc["segmenter"] = {"name": tokenizer.segmenter, "params": tokenizer.segmenter_params}
@@ -73,7 +80,8 @@ def tokenizer_to_dict(tokenizer) -> dict:
         doc["scores"] = tokenizer.scores
     if control_ids:
         doc["control_tokens"] = [{"id": i, "content": name} for i, name in sorted(control_ids.items())]
-    if tokenizer.normalizer is not None and tokenizer.normalizer != tokenizer.pretokenizer.implied_normalizer:
+    if (tokenizer.pipeline is None and tokenizer.normalizer is not None
+            and tokenizer.normalizer != tokenizer.pretokenizer.implied_normalizer):
         doc["normalizer"] = _normalizer_dict(tokenizer.normalizer)
     return doc
 
@@ -82,7 +90,10 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
     """The tokenizer of a tokfx.json document, built by `make` (the Tokenizer constructor); any
     fault is one TokenizerFileError naming `source` and the field (tokfx.formats.untrusted)."""
     f = Fields(source)
-    doc = f.object(doc, "", _REQUIRED, ("segmenter", "scaffold", "scores", "control_tokens", "normalizer"))
+    doc = f.object(doc, "", _REQUIRED, ("pattern", "huggingface", "framing", "segmenter", "scaffold", "scores",
+                                        "control_tokens", "normalizer"))
+    if ("pattern" in doc) == ("huggingface" in doc):
+        f.fail("pattern", "a tokfx.json has a pattern or Hugging Face text stages (\"huggingface\"), one of them")
     if doc["format"] != "tokfx":
         f.fail("format", f"expected \"tokfx\", got {shown(doc['format'])}")
     if f.int(doc["format_version"], "format_version") != FORMAT_VERSION:
@@ -92,7 +103,9 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
     if algorithm not in ALGORITHMS:
         f.fail("algorithm", f"unknown algorithm {shown(algorithm)}; known: {', '.join(sorted(ALGORITHMS))}")
     params = _read_params(f, doc["params"], ALGORITHMS[algorithm])
-    pattern = _read_pattern(f, doc["pattern"])
+    pattern = _read_pattern(f, doc["pattern"]) if "pattern" in doc else "gpt2"
+    pipeline = _read_huggingface(f, doc["huggingface"]) if "huggingface" in doc else None
+    framing = _read_framing(f, doc["framing"]) if "framing" in doc else None
     alphabet = _read_alphabet(f, doc["alphabet"])
     special = _read_special_tokens(f, doc["special_tokens"])
     control = _read_special_tokens(f, doc["control_tokens"], "control_tokens") if "control_tokens" in doc else {}
@@ -117,13 +130,36 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
         f.fail("scaffold", str(exc))
     try:
         return make(tokens, [tuple(m) for m in merges], special, pattern, algorithm, params,
-                    alphabet, segmenter, segmenter_params, scaffold, scores, normalizer, control)
+                    alphabet, segmenter, segmenter_params, scaffold, scores, normalizer, control, pipeline,
+                    framing)
     except ValueError as exc:  # the constructor's checks name what they refuse (merges[3], ...)
         f.fail(None, str(exc))
 
 
-_REQUIRED = ("format", "format_version", "tokfx_version", "algorithm", "params", "pattern",
-             "alphabet", "special_tokens", "tokens", "merges")
+_REQUIRED = ("format", "format_version", "tokfx_version", "algorithm", "params", "alphabet",
+             "special_tokens", "tokens", "merges")
+
+
+def _read_huggingface(f: Fields, value: object) -> HuggingFaceText:
+    spec = f.object(value, "huggingface", (), KEPT)
+    try:
+        return HuggingFaceText(spec, f.source)
+    except TokenizerFileError as exc:  # its fields, named inside "huggingface"
+        f.fail(f"huggingface.{exc.field}" if exc.field else "huggingface", exc.message)
+
+
+def _read_framing(f: Fields, value: object) -> Framing:
+    framing = f.object(value, "framing", ("bos", "eos", "add_bos", "add_eos"))
+    for key in ("bos", "eos"):
+        if framing[key] is not None:
+            f.str(framing[key], f"framing.{key}", MAX_SPECIAL_TOKEN_BYTES)
+    for key in ("add_bos", "add_eos"):
+        if not isinstance(framing[key], bool):
+            f.fail(f"framing.{key}", f"expected true or false, got {shown(framing[key])}")
+    try:
+        return Framing(**framing)
+    except ValueError as exc:
+        f.fail("framing", str(exc))
 
 
 def _read_params(f: Fields, value: object, param_names: tuple[str, ...]) -> dict:
@@ -315,6 +351,10 @@ def save_tokenizer(tokenizer, directory: str | os.PathLike) -> str | None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / TOKFX_JSON).write_bytes(tokenizer_json_bytes(tokenizer))
+    if tokenizer.pipeline is not None:  # loaded from a tokenizer.json: that file again
+        (directory / "tokenizer.json").write_text(json.dumps(huggingface_json(tokenizer), ensure_ascii=False, indent=1),
+                                                  encoding="utf-8")
+        return None
     if tokenizer.alphabet.name in CHARACTERS:
         return _save_sentencepiece_files(tokenizer, directory)
     refusal = interop_refusal(tokenizer)
@@ -359,18 +399,3 @@ def _save_sentencepiece_files(tokenizer, directory: Path) -> str | None:
                                    tokenizer.pretokenizer.pattern_regex)
     (directory / "tokenizer.json").write_text(json.dumps(hf, ensure_ascii=False, indent=1), encoding="utf-8")
     return note
-
-
-def read_tokfx_json(path: str | os.PathLike) -> tuple[dict, str]:
-    """The JSON document of a tokenizer directory (or its tokfx.json), and the file's name; a
-    TokenizerFileError for a file too large, too deeply nested, not JSON or not a tokfx.json."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / TOKFX_JSON
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such tokenizer file")
-    doc = read_json_file(path)
-    if not isinstance(doc, dict) or doc.get("format") != "tokfx":
-        raise TokenizerFileError(str(path), None, "not a tokfx.json (no \"format\": \"tokfx\"; a Hugging"
-                                 " Face tokenizer.json or GPT-2 vocab.json is not a tokfx file)")
-    return doc, str(path)

@@ -84,6 +84,16 @@ class UserPattern:
             self._not_covered(text, timeout)
         return pieces
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of every match, as finditer finds them (no coverage rule: what a
+        Hugging Face Split keeps between matches), bounded in time as findall."""
+        timeout = PATTERN_TIMEOUT_SECONDS + len(text) * PATTERN_TIMEOUT_SECONDS_PER_CHAR
+        try:
+            return [m.span() for m in self._compiled.finditer(text, timeout=timeout)]
+        except TimeoutError:
+            raise ValueError(f"pattern {_short(self.pattern)} ran for more than {timeout:.1f} s on"
+                             f" {len(text):,} characters (catastrophic backtracking?)") from None
+
     def _not_covered(self, text: str, timeout: float) -> None:
         at = 0
         for match in self._compiled.finditer(text, timeout=timeout):

@@ -1,0 +1,160 @@
+"""Hugging Face tokenizer.json files loaded by tokfx against `tokenizers` itself, the oracle: the
+same ids for `encode(text, add_special_tokens=False)` (and with `encode_special_tokens` for
+tokfx's encode_ordinary) and the same decode, on fuzz and on the corpora; saved as tokfx.json and
+exported back to tokenizer.json with the same ids; every refused component one line naming it."""
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer as Reference
+
+import tokfx
+from tokfx import Tokenizer
+from conftest import ASSIGNED, corpus_text
+from huggingface_files import SHAPES, write_shape
+
+# Pieces that stress what each stage decides: added-token look-alikes and neighbours,
+# whitespace runs, digits, contractions, combining marks, scripts, emoji sequences.
+_PIECES = ["<|endoftext|>", "<|endoftext|", "<|im_start|>", "<tool_call>", "<s>", "</s>", "<unk>", "<mask>",
+           "word", "words", " word ", "[CLS]", ">>TITLE<<", "<fim_prefix>", "<|begin_of_text|>", "Hello",
+           "ΣΑΣ", "σας", "   ", "\t\t", " \n\n ", "\r\n", "\u00a0", "\u3000", "12345", "٣٤٥", "don't", "I'LL",
+           "e\u0301", "caf\u00e9", "ß", "ﬁ", "中文字", "ひらがな", "カタカナ", "한국어", "👩‍👩‍👧", "🇫🇷", "\u200d",
+           "▁", "▁▁", "...", "!?", "$%^", "_", "a", "Z"]
+TEXTS = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(ASSIGNED, max_size=6)), max_size=12).map("".join)
+
+
+@pytest.fixture(scope="module", params=sorted(SHAPES))
+def shape(request, tmp_path_factory):
+    """(name, reference tokenizer, tokfx tokenizer) of one tokenizer.json shape."""
+    path = write_shape(request.param, tmp_path_factory.mktemp(request.param))
+    reference = Reference.from_file(str(path))
+    return request.param, reference, Tokenizer.load(path)
+
+
+def _same(reference: Reference, tok: Tokenizer, text: str) -> None:
+    expected = reference.encode(text, add_special_tokens=False).ids
+    assert tok.encode(text) == expected, text
+    assert tok.encode_to_array(text).tolist() == expected
+    assert tok.decode(expected) == reference.decode(expected, skip_special_tokens=False), text
+    reference.encode_special_tokens = True
+    try:
+        assert tok.encode_ordinary(text) == reference.encode(text, add_special_tokens=False).ids, text
+        assert tok.encode_to_array(text, ordinary=True).tolist() == tok.encode_ordinary(text)
+    finally:
+        reference.encode_special_tokens = False
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXTS)
+def test_fuzz_gives_the_ids_and_text_of_tokenizers(shape, text):
+    _, reference, tok = shape
+    _same(reference, tok, text)
+
+
+_CORPORA = ["english/wikitext2_test.txt", "chinese/shuihu.txt", "korean/nsmc_reviews_4M.txt",
+            "sentencepiece/wagahaiwa_nekodearu.txt"]
+
+
+def test_corpora_give_the_ids_of_tokenizers(shape):
+    _, reference, tok = shape
+    rng = random.Random(0)
+    for name in _CORPORA:
+        text = corpus_text(name)[:400_000]
+        for start in rng.sample(range(len(text)), 150):
+            _same(reference, tok, text[start:start + rng.randint(1, 2000)])
+
+
+def test_what_was_loaded_is_said(shape):
+    name, reference, tok = shape
+    assert tok.source["format"] == "huggingface" and len(tok.source["sha256"]) == 64
+    assert tok.vocab_size == reference.get_vocab_size(with_added_tokens=True)
+    if name in ("llama2", "mistral", "llama3"):
+        assert tok.framing.add_bos and tok.bos_id == reference.encode("x").ids[0]
+    if name == "bert-like":
+        ids = reference.encode("x").ids
+        assert (tok.bos_id, tok.eos_id) == (ids[0], ids[-1])
+
+
+def test_saved_and_exported_files_give_the_same_ids(shape, tmp_path):
+    _, reference, tok = shape
+    assert tok.save(tmp_path) is None
+    again, exported = Tokenizer.load(tmp_path / "tokfx.json"), Reference.from_file(str(tmp_path / "tokenizer.json"))
+    assert again.framing == tok.framing
+    rng = random.Random(1)
+    text = corpus_text("english/wikitext2_test.txt")[:100_000] + "".join(_PIECES)
+    for start in rng.sample(range(len(text)), 200):
+        piece = text[start:start + rng.randint(1, 300)]
+        expected = reference.encode(piece, add_special_tokens=False).ids
+        assert again.encode(piece) == expected
+        assert exported.encode(piece, add_special_tokens=False).ids == expected
+
+
+def _edited(tmp_path, name: str, edit) -> str:
+    path = write_shape(name, tmp_path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    edit(doc)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(tokfx.TokenizerFileError) as info:
+        Tokenizer.load(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(str(path))
+    return message
+
+
+def _set(path: str, value):
+    def edit(doc):
+        *keys, last = path.split(".")
+        for key in keys:
+            doc = doc[int(key)] if key.isdigit() else doc[key]
+        doc[int(last) if last.isdigit() else last] = value
+    return edit
+
+
+@pytest.mark.parametrize("name, edit, message", [
+    ("qwen2", _set("normalizer", {"type": "Precompiled", "precompiled_charsmap": ""}),
+     "normalizer: the normalizer 'Precompiled' is not supported"),
+    ("qwen2", _set("normalizer", {"type": "Replace", "pattern": {"Regex": " +"}, "content": " "}),
+     "normalizer.pattern: .*Replace of a"),
+    ("qwen2", _set("pre_tokenizer.pretokenizers.0", {"type": "UnicodeScripts"}),
+     r"pre_tokenizer.pretokenizers\[0\]: the pre-tokenizer 'UnicodeScripts' is not supported"),
+    ("qwen2", _set("pre_tokenizer.pretokenizers.0.behavior", "Sideways"), "behavior: expected one of"),
+    ("qwen2", _set("pre_tokenizer.pretokenizers.0.pattern", {"Regex": "(a|aa)+$" * 2000}), "pattern.Regex"),
+    ("qwen2", _set("model.type", "WordPiece"), "model.type: the model \"WordPiece\" is not supported"),
+    ("qwen2", _set("model.dropout", 0.1), "model.dropout: is 0.1"),
+    ("qwen2", _set("model.continuing_subword_prefix", "##"), "model.continuing_subword_prefix"),
+    ("qwen2", _set("model.merges.5", "Ġ xyz-not-there"), r"model.merges\[5\]: \"xyz-not-there\" is not in"),
+    ("qwen2", _set("added_tokens.0.id", 7), r"added_tokens\[0\].id: 7, where tokenizers gives"),
+    ("qwen2", _set("added_tokens.1.lstrip", "yes"), r"added_tokens\[1\].lstrip: expected true or false"),
+    ("qwen2", _set("decoder", {"type": "CTC"}), "decoder: the decoder 'CTC' is not supported"),
+    ("qwen2", _set("post_processor", {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<x>"}},
+                                                                             {"Sequence": {"id": "A"}}]}),
+     "post_processor: adds \"<x>\", which is not an added token"),
+    ("llama2", _set("model.byte_fallback", False), "model: a BPE without a ByteLevel"),
+    ("llama2", lambda doc: doc["model"]["vocab"].pop("<0x41>") and doc["model"]["vocab"].update({"zz": 10**5}),
+     "model.vocab: its ids must be"),
+])
+def test_each_refused_component_is_one_line_naming_it(tmp_path, name, edit, message):
+    assert re.search(message, _edited(tmp_path, name, edit))
+
+
+def test_a_byte_level_vocabulary_missing_a_byte_is_refused(tmp_path):
+    def edit(doc):
+        vocab = doc["model"]["vocab"]
+        spelled = next(p for p, i in vocab.items() if i == 0)
+        vocab[spelled + "\u0100\u0100"] = vocab.pop(spelled)
+        doc["model"]["merges"] = []
+    assert "model.vocab: byte 0x00 has no token of its own" in _edited(tmp_path, "qwen2", edit)
+
+
+def test_a_directory_holding_tokenizer_json_loads_it(tmp_path):
+    write_shape("qwen2", tmp_path).rename(tmp_path / "tokenizer.json")
+    tok = Tokenizer.load(tmp_path)
+    assert tok.source["file"] == str(tmp_path / "tokenizer.json")
+    assert tok.encode("<|im_start|>hi") == Reference.from_file(str(tmp_path / "tokenizer.json")).encode(
+        "<|im_start|>hi", add_special_tokens=False).ids
+

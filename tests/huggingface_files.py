@@ -1,0 +1,165 @@
+"""tokenizer.json files of the shapes open models ship, built with the `tokenizers` library itself
+(never downloaded): byte-level BPE over GPT-2's vocabulary behind each model family's
+pre-tokenizer, and sentencepiece-style BPE with byte fallback trained on a small text. Shared by
+the tests and bench/bench_byo.py."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+from tokfx.formats.gpt2 import read_gpt2_files, spell
+from tokfx.pre_tokenizers.patterns import PATTERNS
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# The Split regexes of the models' own files.
+QWEN2 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+DEEPSEEK_SPLITS = [r"\p{N}{1,3}", "[一-龥\u3040-ゟ゠-ヿ]+",
+                   r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""]
+
+
+def _gpt2_bpe(**options) -> models.BPE:
+    vocab, merges = read_gpt2_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    return models.BPE({spell(b): i for i, b in vocab.items()}, [(spell(a), spell(b)) for a, b in merges], **options)
+
+
+def _byte_level(split: list | None = None, *, ignore_merges: bool = False, normalizer=None) -> Tokenizer:
+    """GPT-2's vocabulary behind `split` (pre-tokenizers before a ByteLevel without its regex),
+    or ByteLevel's own regex when None."""
+    tokenizer = Tokenizer(_gpt2_bpe(ignore_merges=ignore_merges))
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=split is None)
+    tokenizer.pre_tokenizer = byte_level if split is None else pre_tokenizers.Sequence([*split, byte_level])
+    tokenizer.decoder = decoders.ByteLevel()
+    if normalizer is not None:
+        tokenizer.normalizer = normalizer
+    return tokenizer
+
+
+def _isolated(regex: str):
+    return pre_tokenizers.Split(Regex(regex), "isolated")
+
+
+def gpt_neox() -> Tokenizer:
+    """ByteLevel with its own regex; whitespace runs as non-special added tokens (NeoX has them)."""
+    tokenizer = _byte_level()
+    tokenizer.add_special_tokens(["<|endoftext|>", "<|padding|>"])
+    tokenizer.add_tokens([AddedToken("   ", normalized=True), AddedToken("\t\t", normalized=False),
+                          AddedToken("word", single_word=True, normalized=False),
+                          AddedToken("<mask>", lstrip=True, rstrip=True, normalized=False)])
+    return tokenizer
+
+
+def llama3() -> Tokenizer:
+    tokenizer = _byte_level([_isolated(PATTERNS["llama3"])], ignore_merges=True)
+    tokenizer.add_special_tokens(["<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>"])
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="<|begin_of_text|> $A", special_tokens=[("<|begin_of_text|>", tokenizer.token_to_id("<|begin_of_text|>"))])
+    return tokenizer
+
+
+def qwen2() -> Tokenizer:
+    tokenizer = _byte_level([_isolated(QWEN2)], normalizer=normalizers.NFC())
+    tokenizer.add_special_tokens(["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+    tokenizer.add_tokens([AddedToken("<tool_call>", special=False, normalized=False),
+                          AddedToken("</tool_call>", special=False, normalized=False)])
+    return tokenizer
+
+
+def deepseek() -> Tokenizer:
+    tokenizer = _byte_level([_isolated(regex) for regex in DEEPSEEK_SPLITS])
+    tokenizer.add_special_tokens(["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"])
+    return tokenizer
+
+
+def starcoder() -> Tokenizer:
+    tokenizer = _byte_level()
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Digits(individual_digits=True),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)])
+    tokenizer.add_special_tokens(["<|endoftext|>", "<fim_prefix>"])
+    return tokenizer
+
+
+def falcon() -> Tokenizer:
+    tokenizer = _byte_level()
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Punctuation("contiguous"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        pre_tokenizers.Digits(individual_digits=False),
+        pre_tokenizers.Split(Regex("[0-9][0-9][0-9]"), "isolated")])
+    tokenizer.add_special_tokens([">>TITLE<<", "<|endoftext|>"])
+    return tokenizer
+
+
+def bert_like() -> Tokenizer:
+    """BERT's normalizer and pre-tokenizer (over byte-level BPE, so that every text encodes)."""
+    tokenizer = _byte_level([pre_tokenizers.BertPreTokenizer()],
+                            normalizer=normalizers.BertNormalizer(lowercase=True))
+    tokenizer.add_special_tokens(["[CLS]", "[SEP]", "[MASK]"])
+    tokenizer.post_processor = processors.BertProcessing(("[SEP]", tokenizer.token_to_id("[SEP]")),
+                                                         ("[CLS]", tokenizer.token_to_id("[CLS]")))
+    return tokenizer
+
+
+def every_component() -> Tokenizer:
+    """The normalizers and pre-tokenizers no model above uses, chained."""
+    tokenizer = _byte_level([
+        pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("merged_with_previous"),
+        pre_tokenizers.Split(" ?[a-z]+", "merged_with_next"), pre_tokenizers.Split(Regex(r"\d"), "removed"),
+        pre_tokenizers.Split(Regex(r"[aeiou]+"), "contiguous", invert=True), pre_tokenizers.Whitespace()],
+        normalizer=normalizers.Sequence([
+            normalizers.NFKD(), normalizers.StripAccents(), normalizers.Lowercase(), normalizers.NFKC(),
+            normalizers.Strip(left=True, right=True), normalizers.Replace("ß", "ss"), normalizers.NFD()]))
+    tokenizer.add_tokens([AddedToken("Hello", normalized=True), AddedToken("ΣΑΣ", normalized=True)])
+    return tokenizer
+
+
+def _spm_bpe() -> tuple[dict, list]:
+    """A sentencepiece-style vocabulary: <unk> <s> </s>, the 256 <0xXX> byte tokens, then a BPE
+    over characters trained by tokenizers on WikiText-like lines."""
+    lines = (FIXTURES / "corpus.en").read_text(encoding="utf-8").splitlines()
+    trained = Tokenizer(models.BPE())
+    trained.pre_tokenizer = pre_tokenizers.Metaspace()
+    trained.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=2000, show_progress=False))
+    model = json.loads(trained.to_str())["model"]
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, **{f"<0x{b:02X}>": 3 + b for b in range(256)}}
+    for piece in sorted(model["vocab"], key=model["vocab"].get):
+        vocab.setdefault(piece, len(vocab))
+    return vocab, [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+
+
+def _byte_fallback() -> Tokenizer:
+    vocab, merges = _spm_bpe()
+    tokenizer = Tokenizer(models.BPE(vocab, merges, byte_fallback=True, unk_token="<unk>", fuse_unk=True))
+    tokenizer.add_special_tokens([AddedToken(s, normalized=False, special=True) for s in ("<unk>", "<s>", "</s>")])
+    tokenizer.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
+                                           decoders.Strip(" ", 1, 0)])
+    tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    return tokenizer
+
+
+def llama2() -> Tokenizer:
+    """As transformers' converter writes Llama 2 (legacy): Prepend + Replace, no pre-tokenizer."""
+    tokenizer = _byte_fallback()
+    tokenizer.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    return tokenizer
+
+
+def mistral() -> Tokenizer:
+    """As the converter writes Llama-family models without the legacy space: Metaspace "first"."""
+    tokenizer = _byte_fallback()
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first", split=False)
+    tokenizer.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first", split=False)
+    return tokenizer
+
+
+SHAPES = {"gpt-neox": gpt_neox, "llama3": llama3, "qwen2": qwen2, "deepseek": deepseek,
+          "starcoder": starcoder, "falcon": falcon, "bert-like": bert_like,
+          "every-component": every_component, "llama2": llama2, "mistral": mistral}
+
+
+def write_shape(name: str, directory: Path) -> Path:
+    path = directory / f"{name}.json"
+    SHAPES[name]().save(str(path))
+    return path

@@ -1,0 +1,193 @@
+"""Hugging Face `tokenizers` normalizers, read from a tokenizer.json's "normalizer" object, each
+exactly as `tokenizers` rewrites the text (src/normalizers/): the ids depend on the text alone,
+so the alignment tracking `tokenizers` does beside it is not needed.
+
+`huggingface_normalizer(spec, field)` builds one from its JSON (already parsed, untrusted: every
+fault a ValueError naming the field, which the reader turns into a TokenizerFileError); a type or
+option that is not here is refused by name, never approximated.
+
+Characters are classified as `tokenizers` classifies them: Rust's `char::is_whitespace` (the
+White_Space property; Python's `str.isspace` differs on U+001C-U+001F), and the tables of the
+crates it uses (tokfx.normalizers.tokenizers_categories, Unicode 8.0 and 9.0). Its NFC, NFD, NFKC
+and NFKD are Unicode 9.0's: Python's (newer) are the same on every character 9.0 normalizes
+(Unicode's normalization stability), and a character that only newer Unicode decomposes,
+combines or composes is left as it is, as 9.0 leaves an unassigned one (`normalize_9`).
+Lowercase is Rust's char::to_lowercase, whose tables are newer than Python's 3.11 (14.0): a
+capital assigned since Unicode 14 is not lowered here (none is in a released tokenizer's
+vocabulary that we know of).
+"""
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+
+import regex
+
+from tokfx.normalizers import tokenizers_categories as crates
+from tokfx.normalizers.surrogates import utf8_encodable
+
+# Rust's char::is_whitespace: the White_Space property (`regex`'s \s for str patterns).
+WHITESPACE = regex.compile(r"\s")
+_LEADING_SPACE = regex.compile(r"\A\s+")
+_TRAILING_SPACE = regex.compile(r"\s+\Z")
+# BertNormalizer's clean_text: NUL, U+FFFD and the "other" categories (Cc Cf Cn Co Cs) but tab,
+# newline and return are dropped; its whitespace (tab, newline, return, White_Space) becomes " ".
+_BERT_DROPPED = regex.compile(rf"[\x00\ufffd{crates.character_class(crates.OTHER)}--[\t\n\r]]", regex.V1)
+_NONSPACING_MARK = regex.compile(f"[{crates.character_class(crates.NONSPACING_MARK)}]")
+_MARK = regex.compile(f"[{crates.character_class(crates.MARK)}]")
+# BertNormalizer's handle_chinese_chars: its CJK ideograph blocks, padded with spaces.
+_BERT_CJK = regex.compile("[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f"
+                          "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]")
+
+
+def lowercase(text: str) -> str:
+    """Each character lowered alone, as Rust's char::to_lowercase: Python's str.lower differs
+    only in writing a word-final capital sigma as a final sigma."""
+    return text.replace("\u03a3", "\u03c3").lower()
+
+
+def strip_accents(text: str) -> str:
+    """StripAccents: every combining mark (Unicode 9.0's Mark) removed (no decomposition:
+    that is NFD's)."""
+    return _MARK.sub("", text)
+
+
+@lru_cache(maxsize=1)
+def _unknown_to_9() -> regex.Pattern:
+    """The characters that Python's Unicode normalizes (a combining class, a decomposition, or a
+    place in one) and Unicode 9.0 does not: built once, on first use (0.3 s)."""
+    known = {c for first, last in crates.NORMALIZING for c in range(first, last + 1)}
+    normalizing = set()
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        decomposition = unicodedata.decomposition(char)
+        if unicodedata.combining(char) or decomposition:
+            normalizing.add(code)
+            normalizing.update(int(part, 16) for part in decomposition.split() if not part.startswith("<"))
+    unknown = sorted(normalizing - known)
+    return regex.compile("[" + "".join(regex.escape(chr(c)) for c in unknown) + "]")
+
+
+def normalize_9(form: str, text: str) -> str:
+    """unicodedata.normalize(form, text) as Unicode 9.0 has it: the runs between characters only
+    a newer Unicode normalizes are normalized apart, those characters left as they are."""
+    unknown = _unknown_to_9()
+    if unknown.search(text) is None:
+        return unicodedata.normalize(form, text)
+    out, done = [], 0
+    for match in unknown.finditer(text):
+        out.append(unicodedata.normalize(form, text[done:match.start()]))
+        out.append(match.group())
+        done = match.end()
+    out.append(unicodedata.normalize(form, text[done:]))
+    return "".join(out)
+
+
+class HuggingFaceNormalizer:
+    """normalize(text) as the tokenizer.json's normalizer rewrites it; `spec`: its JSON, kept to
+    be written again (tokfx.json)."""
+
+    def __init__(self, spec: dict, steps: list[Callable[[str], str]], description: str):
+        self.spec, self._steps, self.description = spec, steps, description
+
+    def normalize(self, text: str) -> str:
+        text = utf8_encodable(text)
+        for step in self._steps:
+            text = step(text)
+        return text
+
+    def denormalize(self, text: str) -> str:
+        return text  # decoding is the tokenizer.json decoder's (tokfx.formats.huggingface)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, HuggingFaceNormalizer) and self.spec == other.spec
+
+    def __hash__(self) -> int:
+        return hash(self.description)
+
+
+def huggingface_normalizer(spec: dict, field: str = "normalizer") -> HuggingFaceNormalizer:
+    steps, names = [], []
+    _add_steps(spec, field, steps, names, depth=0)
+    return HuggingFaceNormalizer(spec, steps, " > ".join(names) or "none")
+
+
+def _flag(spec: dict, key: str, field: str, default: bool | None = None) -> bool | None:
+    value = spec.get(key, default)
+    if not (isinstance(value, bool) or (value is None and default is None)):
+        raise ValueError(f"{field}.{key}: expected true or false, got {value!r}")
+    return value
+
+
+def _text(spec: dict, key: str, field: str) -> str:
+    value = spec.get(key)
+    if not isinstance(value, str) or len(value) > 1024:
+        raise ValueError(f"{field}.{key}: expected a string of at most 1,024 characters")
+    return value
+
+
+def _add_steps(spec: object, field: str, steps: list, names: list, depth: int) -> None:
+    if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
+        raise ValueError(f"{field}: expected an object with a \"type\"")
+    kind = spec["type"]
+    if kind == "Sequence":
+        items = spec.get("normalizers")
+        if not isinstance(items, list) or len(items) > 64 or depth > 4:
+            raise ValueError(f"{field}.normalizers: expected an array of at most 64 normalizers")
+        for i, item in enumerate(items):
+            _add_steps(item, f"{field}.normalizers[{i}]", steps, names, depth + 1)
+        return
+    names.append(kind)
+    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
+        steps.append(lambda text, form=kind: normalize_9(form, text))
+    elif kind == "Lowercase":
+        steps.append(lowercase)
+    elif kind == "StripAccents":
+        steps.append(strip_accents)
+    elif kind == "Strip":
+        left, right = _flag(spec, "strip_left", field, False), _flag(spec, "strip_right", field, False)
+        if left:
+            steps.append(lambda text: _LEADING_SPACE.sub("", text))
+        if right:
+            steps.append(lambda text: _TRAILING_SPACE.sub("", text))
+    elif kind == "Prepend":
+        prefix = _text(spec, "prepend", field)
+        steps.append(lambda text: prefix + text if text else text)
+    elif kind == "Replace":
+        steps.append(_replace(spec, field))
+    elif kind == "BertNormalizer":
+        steps.extend(_bert(spec, field))
+    else:
+        raise ValueError(f"{field}: the normalizer {kind!r} is not supported (tokfx reads NFC, NFD,"
+                         " NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer,"
+                         " Sequence)")
+
+
+def _replace(spec: dict, field: str) -> Callable[[str], str]:
+    pattern, content = spec.get("pattern"), _text(spec, "content", field)
+    if isinstance(pattern, dict) and set(pattern) == {"String"} and isinstance(pattern["String"], str):
+        old = pattern["String"]
+        if not old:  # tokenizers' empty string pattern matches nothing
+            return lambda text: text
+        return lambda text: text.replace(old, content)
+    raise ValueError(f"{field}.pattern: tokfx reads a Replace of a {{\"String\": ...}} pattern only"
+                     " (a Regex one runs in Oniguruma, whose replacement rules tokfx does not reproduce)")
+
+
+def _bert(spec: dict, field: str) -> list[Callable[[str], str]]:
+    lower = _flag(spec, "lowercase", field, True)
+    accents = spec.get("strip_accents")
+    if accents is not None and not isinstance(accents, bool):
+        raise ValueError(f"{field}.strip_accents: expected true, false or null, got {accents!r}")
+    steps = []
+    if _flag(spec, "clean_text", field, True):
+        steps.append(lambda text: WHITESPACE.sub(" ", _BERT_DROPPED.sub("", text)))
+    if _flag(spec, "handle_chinese_chars", field, True):
+        steps.append(lambda text: _BERT_CJK.sub(lambda m: f" {m.group()} ", text))
+    if lower if accents is None else accents:
+        steps.append(lambda text: _NONSPACING_MARK.sub("", normalize_9("NFD", text)))
+    if lower:
+        steps.append(lowercase)
+    return steps

@@ -1,0 +1,307 @@
+"""Hugging Face `tokenizers` pre-tokenizers, read from a tokenizer.json's "pre_tokenizer" object:
+the pieces a text is cut into before the model sees them, exactly as `tokenizers` cuts them
+(src/pre_tokenizers/, src/tokenizer/pattern.rs).
+
+Each step maps the pieces so far to new ones; a piece is (text, whether it starts the text) (the
+Metaspace prepend scheme "first" asks). `Split` keeps what lies between matches, as `tokenizers`
+does, then groups by its behaviour. After a `ByteLevel` step the pieces are spelled in GPT-2's
+byte alphabet, as `tokenizers` spells them, so a step after it sees what it sees; the model gets
+their bytes back.
+
+A pre-tokenizer made only of Isolated Splits whose regexes are named patterns (and a ByteLevel
+without its own regex, or with it: GPT-2's pattern) runs in the native splitter, one pattern
+after the other over the pieces of the last (`native_patterns`); any other runs here, in Python.
+"""
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from itertools import accumulate
+
+import regex
+
+from tokfx._pretokenize import FAST_PATTERNS
+from tokfx._pretokenize import piece_ends as native_piece_ends
+from tokfx.normalizers.tokenizers_categories import PUNCTUATION, character_class
+from tokfx.pre_tokenizers.patterns import pattern_for_regex
+from tokfx.pre_tokenizers.user_pattern import UserPattern
+
+Piece = tuple[str, bool]  # (text, starts the text)
+Step = Callable[[list[Piece]], list[Piece]]
+
+_ASCII_PUNCTUATION = regex.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# What Rust's char methods and tokenizers' helpers test, as regexes over one character.
+_IS_WHITESPACE = r"\s"  # char::is_whitespace (White_Space)
+# is_ascii_punctuation || is_punctuation (the unicode_categories crate's, Unicode 8.0)
+_IS_PUNCTUATION = f"[{_ASCII_PUNCTUATION}{character_class(PUNCTUATION)}]"
+_IS_NUMERIC = r"\p{N}"  # char::is_numeric
+# ByteLevel's own regex (GPT-2's): the named pattern gpt2 is the same alternation.
+_BYTE_LEVEL_PATTERN = "gpt2"
+BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+def _byte_alphabet() -> dict[int, str]:
+    """GPT-2's byte -> printable character table (tokenizers' BYTES_CHAR)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    table, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+_SPELLING = _byte_alphabet()
+_UNSPELLING = {char: byte for byte, char in _SPELLING.items()}
+
+
+def spell(data: bytes) -> str:
+    return "".join(map(_SPELLING.__getitem__, data))
+
+
+def unspell(text: str) -> bytes:
+    return bytes(map(_UNSPELLING.__getitem__, text))
+
+
+class HuggingFacePreTokenizer:
+    """The pieces of a normalized chunk, as the tokenizer.json's pre-tokenizer cuts it.
+    `spec`: its JSON (None: no pre-tokenizer), kept to be written again."""
+
+    def __init__(self, spec: dict | None, field: str = "pre_tokenizer"):
+        self.spec = spec
+        self.byte_level = False  # a ByteLevel step spells the pieces
+        self.names: list[str] = []
+        self._steps: list[Step] = []
+        # Isolated Splits of named patterns only, in order (a ByteLevel without prefix space
+        # counts as one of gpt2, or as nothing without its regex); None if any step is another.
+        self.native_patterns: list[str] | None = []
+        if spec is not None:
+            self._add(spec, field, 0)
+        if self.native_patterns is not None and not all(p in FAST_PATTERNS for p in self.native_patterns):
+            self.native_patterns = None
+
+    @property
+    def description(self) -> str:
+        return " > ".join(self.names) or "none"
+
+    def _add(self, spec: object, field: str, depth: int) -> None:
+        if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
+            raise ValueError(f"{field}: expected an object with a \"type\"")
+        kind = spec["type"]
+        if kind == "Sequence":
+            items = spec.get("pretokenizers")
+            if not isinstance(items, list) or len(items) > 64 or depth > 4:
+                raise ValueError(f"{field}.pretokenizers: expected an array of at most 64 pre-tokenizers")
+            for i, item in enumerate(items):
+                self._add(item, f"{field}.pretokenizers[{i}]", depth + 1)
+            return
+        if self.byte_level and kind != "ByteLevel":
+            self.native_patterns = None  # the step sees spelled text: run in Python
+        build = _STEPS.get(kind)
+        if build is None:
+            raise ValueError(f"{field}: the pre-tokenizer {kind!r} is not supported (tokfx reads"
+                             f" {', '.join(sorted(_STEPS))}, Sequence)")
+        step, native, shown = build(self, spec, field)
+        self.names.append(shown)
+        self._steps.append(step)
+        if self.native_patterns is not None:
+            if native is None:
+                self.native_patterns = None
+            else:
+                self.native_patterns.extend(native)
+
+    def pieces(self, text: str, at_start: bool) -> list[str]:
+        """The pieces of one normalized chunk (`at_start`: it begins the text), as `tokenizers`
+        spells them (GPT-2's byte alphabet after a ByteLevel)."""
+        pieces = [(text, at_start)] if text else []
+        for step in self._steps:
+            pieces = [p for p in step(pieces) if p[0]]
+        return [p for p, _ in pieces]
+
+    def encoder_input(self, text: str, at_start: bool) -> tuple[bytes, array]:
+        """(bytes, exclusive piece ends) of one normalized chunk for the segmenter."""
+        if self.native_patterns is not None:
+            data = text.encode("utf-8")
+            ends = None
+            for name in self.native_patterns:
+                ends = native_piece_ends(data, name, ends)
+            return data, ends if ends is not None else array("q", [len(data)] if data else [])
+        pieces = self.pieces(text, at_start)
+        encoded = [unspell(p) for p in pieces] if self.byte_level else [p.encode("utf-8") for p in pieces]
+        return b"".join(encoded), array("q", accumulate(map(len, encoded)))
+
+
+def _behaviour(spec: dict, field: str) -> str:
+    behaviour = spec.get("behavior")
+    if behaviour not in BEHAVIOURS:
+        raise ValueError(f"{field}.behavior: expected one of {', '.join(BEHAVIOURS)}, got {behaviour!r}")
+    return behaviour
+
+
+def _bool(spec: dict, key: str, field: str, default: bool) -> bool:
+    value = spec.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{field}.{key}: expected true or false, got {value!r}")
+    return value
+
+
+def split_spans(text: str, matches: list[tuple[int, int]], behaviour: str,
+                invert: bool = False) -> list[tuple[int, int]]:
+    """tokenizers' NormalizedString::split: the text cut at `matches` (non-overlapping (start,
+    end) in order), the gaps kept as unmatched parts, then grouped by `behaviour`."""
+    parts, at = [], 0
+    for start, end in matches:
+        if start == end:
+            continue  # an empty match cuts nothing (its empty part would be dropped)
+        if at < start:
+            parts.append((at, start, invert))
+        parts.append((start, end, not invert))
+        at = end
+    if at < len(text):
+        parts.append((at, len(text), invert))
+    kept: list[list[int]] = []  # [start, end]
+    previous = False
+    if behaviour == "MergedWithNext":
+        for start, end, is_match in reversed(parts):
+            if is_match and not previous and kept:
+                kept[-1][0] = start
+            else:
+                kept.append([start, end])
+            previous = is_match
+        kept.reverse()
+    else:
+        for start, end, is_match in parts:
+            if behaviour == "Removed" and is_match:
+                continue
+            if kept and ((behaviour == "Contiguous" and is_match == previous)
+                         or (behaviour == "MergedWithPrevious" and is_match and not previous)):
+                kept[-1][1] = end
+            else:
+                kept.append([start, end])
+            previous = is_match
+    return [(start, end) for start, end in kept]
+
+
+def _split_step(find: Callable[[str], list[tuple[int, int]]], behaviour: str, invert: bool = False) -> Step:
+    def step(pieces: list[Piece]) -> list[Piece]:
+        out = []
+        for text, at_start in pieces:
+            for start, end in split_spans(text, find(text), behaviour, invert):
+                out.append((text[start:end], at_start and start == 0))
+        return out
+    return step
+
+
+def _regex_finder(source: str, flags: int = 0) -> Callable[[str], list[tuple[int, int]]]:
+    compiled = regex.compile(source, flags)
+    return lambda text: [m.span() for m in compiled.finditer(text)]
+
+
+def _user_regex_finder(source: str, field: str) -> Callable[[str], list[tuple[int, int]]]:
+    """A user regex bounded as tokfx.pre_tokenizers.user_pattern bounds it (compile size, a
+    timeout on every run), without its coverage rule: a Split keeps what lies between matches."""
+    try:
+        return UserPattern(source).spans
+    except ValueError as exc:
+        raise ValueError(f"{field}: {exc}") from None
+
+
+def _byte_level(self: HuggingFacePreTokenizer, spec: dict, field: str):
+    prefix = _bool(spec, "add_prefix_space", field, True)
+    use_regex = _bool(spec, "use_regex", field, True)
+    self.byte_level = True
+
+    def step(pieces: list[Piece]) -> list[Piece]:
+        if prefix:
+            pieces = [(p if p.startswith(" ") else " " + p, s) for p, s in pieces]
+        if use_regex:
+            pieces = _gpt2_split(pieces)
+        return [(spell(p.encode("utf-8")), s) for p, s in pieces]
+
+    native = None if prefix else ([_BYTE_LEVEL_PATTERN] if use_regex else [])
+    return step, native, f"ByteLevel(add_prefix_space={prefix}, use_regex={use_regex})"
+
+
+def _gpt2_split(pieces: list[Piece]) -> list[Piece]:
+    from tokfx._pretokenize import split as native_split
+    out = []
+    for text, at_start in pieces:
+        parts = [p.decode("utf-8") for p in native_split(text.encode("utf-8"), _BYTE_LEVEL_PATTERN)]
+        out.extend((p, at_start and i == 0) for i, p in enumerate(parts))
+    return out
+
+
+def _split(self: HuggingFacePreTokenizer, spec: dict, field: str):
+    behaviour, invert = _behaviour(spec, field), _bool(spec, "invert", field, False)
+    pattern = spec.get("pattern")
+    if not (isinstance(pattern, dict) and len(pattern) == 1 and set(pattern) <= {"String", "Regex"}
+            and isinstance(next(iter(pattern.values())), str)):
+        raise ValueError(f"{field}.pattern: expected {{\"String\": ...}} or {{\"Regex\": ...}}")
+    (kind, source), = pattern.items()
+    if kind == "String":
+        find = _regex_finder(regex.escape(source)) if source else (lambda text: [])
+        return _split_step(find, behaviour, invert), None, f"Split({source!r}, {behaviour})"
+    name = pattern_for_regex(source)
+    native = [name] if name != source and behaviour == "Isolated" and not invert else None
+    shown = f"Split({name if name != source else repr(source)}, {behaviour}{', invert' if invert else ''})"
+    return _split_step(_user_regex_finder(source, f"{field}.pattern.Regex"), behaviour, invert), native, shown
+
+
+def _char_split(test: str, behaviour: str) -> Step:
+    return _split_step(_regex_finder(test), behaviour)
+
+
+def _whitespace(self, spec, field):
+    # \w+|[^\w\s]+, kept; what lies between (whitespace) removed (Rust regex's Unicode \w).
+    return _split_step(_regex_finder(r"\w+|[^\w\s]+"), "Removed", invert=True), None, "Whitespace"
+
+
+def _whitespace_split(self, spec, field):
+    return _char_split(_IS_WHITESPACE, "Removed"), None, "WhitespaceSplit"
+
+
+def _bert(self, spec, field):
+    by_space, by_punctuation = _char_split(_IS_WHITESPACE, "Removed"), _char_split(_IS_PUNCTUATION, "Isolated")
+    return (lambda pieces: by_punctuation(by_space(pieces))), None, "BertPreTokenizer"
+
+
+def _punctuation(self, spec, field):
+    behaviour = _behaviour({"behavior": spec.get("behavior", "Isolated")}, field)
+    return _char_split(_IS_PUNCTUATION, behaviour), None, f"Punctuation({behaviour})"
+
+
+def _digits(self, spec, field):
+    individual = _bool(spec, "individual_digits", field, False)
+    return (_char_split(_IS_NUMERIC, "Isolated" if individual else "Contiguous"), None,
+            f"Digits(individual_digits={individual})")
+
+
+def _metaspace(self, spec, field):
+    replacement = spec.get("replacement", "\u2581")
+    if not isinstance(replacement, str) or len(replacement) != 1:
+        raise ValueError(f"{field}.replacement: expected one character, got {replacement!r}")
+    scheme = spec.get("prepend_scheme", "always")
+    if "add_prefix_space" in spec and "prepend_scheme" not in spec:  # files before tokenizers 0.14
+        scheme = "always" if _bool(spec, "add_prefix_space", field, True) else "never"
+    if scheme not in ("first", "always", "never"):
+        raise ValueError(f"{field}.prepend_scheme: expected first, always or never, got {scheme!r}")
+    split = _bool(spec, "split", field, True)
+    cut = _split_step(_regex_finder(regex.escape(replacement)), "MergedWithNext")
+
+    def step(pieces: list[Piece]) -> list[Piece]:
+        out = []
+        for text, at_start in pieces:
+            text = text.replace(" ", replacement)
+            if not text.startswith(replacement) and (scheme == "always" or (scheme == "first" and at_start)):
+                text = replacement + text
+            out.append((text, at_start))
+        return cut(out) if split else out
+
+    return step, None, f"Metaspace({replacement!r}, prepend_scheme={scheme}, split={split})"
+
+
+_STEPS = {"ByteLevel": _byte_level, "Split": _split, "Whitespace": _whitespace,
+          "WhitespaceSplit": _whitespace_split, "BertPreTokenizer": _bert, "Punctuation": _punctuation,
+          "Digits": _digits, "Metaspace": _metaspace}
