@@ -25,6 +25,7 @@ which only treat_whitespace_as_suffix shows).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from tokfx.normalizers.charsmap import decode_charsmap
 from tokfx.normalizers.surrogates import utf8_encodable
@@ -89,17 +90,21 @@ class SentencePieceNormalizer:
         """As a NormalizerSpec names its rules: "identity" for none."""
         return "identity" if not self.charsmap else "precompiled"
 
-    def denormalize(self, text: str) -> str:
+    def denormalize(self, text: str | Sequence[str], unknown: str = "") -> str:
         """Decoded text as sentencepiece decodes it: U+2581 as a space, without the dummy one
         (the one it strips from the first piece's front, or the last's end with
-        treat_whitespace_as_suffix)."""
+        treat_whitespace_as_suffix). `text` may come as the parts between unknown pieces, each
+        written as `unknown` (its unk_surface), which sentencepiece writes as it is: no U+2581
+        in it becomes a space, and a dummy space is stripped only from text around it."""
+        parts = [text] if isinstance(text, str) else list(text)
         if self.escape_whitespaces:
-            text = text.replace(SPACE_SYMBOL, " ")
-        if not (self.add_dummy_prefix or self.remove_extra_whitespaces):
-            return text
-        if self.treat_whitespace_as_suffix:
-            return text[:-1] if text.endswith(" ") else text
-        return text[1:] if text.startswith(" ") else text
+            parts = [part.replace(SPACE_SYMBOL, " ") for part in parts]
+        if self.add_dummy_prefix or self.remove_extra_whitespaces:
+            if self.treat_whitespace_as_suffix:
+                parts[-1] = parts[-1][:-1] if parts[-1].endswith(" ") else parts[-1]
+            else:
+                parts[0] = parts[0][1:] if parts[0].startswith(" ") else parts[0]
+        return unknown.join(parts)
 
     @property
     def is_identity(self) -> bool:

@@ -16,6 +16,9 @@ its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
   then scores differently and the rounding chooses). With 32 the running sum is carried from
   piece to piece of one text, as sentencepiece's Viterbi runs over the whole text, and pieces
   are not cached.
+
+Over an alphabet with an unknown symbol, every encoder writes a run of unknown tokens as one, as
+sentencepiece does (`unknown_runs.py`).
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from tokfx.limits import MAX_WIDTH
 from tokfx.segmenters.bpe import merges_encoder
 from tokfx.segmenters.shortest_path import path_encoder
+from tokfx.segmenters.unknown_runs import joining_unknown_runs
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,9 @@ SEGMENTERS: dict[str, Segmenter] = {
     "greedy": Segmenter({"max_width": 16}, path_encoder("greedy")),
     "likelihood": Segmenter({"max_width": 16, "float_bits": 64}, path_encoder("likelihood"), needs_scores=True),
 }
+# Each encoder joins runs of the unknown token where the alphabet has one (unknown_runs.py).
+SEGMENTERS = {name: Segmenter(s.defaults, joining_unknown_runs(s.build), s.needs_merges, s.needs_scores)
+              for name, s in SEGMENTERS.items()}
 
 
 def get_segmenter(name: str) -> Segmenter:
