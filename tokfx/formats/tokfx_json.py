@@ -350,6 +350,9 @@ def _save_sentencepiece_files(tokenizer, directory: Path) -> str | None:
     write_sentencepiece_model(directory / "tokenizer.model", model)
     if tokenizer.segmenter != "bpe":
         return note
+    if tokenizer.alphabet.unknown is not None:
+        return "; ".join(filter(None, [note, "no tokenizer.json: tokfx writes it with byte fallback, and this"
+                                             " tokenizer has an unknown symbol instead"]))
     normalizer = tokenizer.normalizer
     if not normalizer.is_identity or normalizer.remove_extra_whitespaces or not normalizer.add_dummy_prefix:
         return "; ".join(filter(None, [note, "no tokenizer.json: its normalization is sentencepiece's"
