@@ -226,7 +226,7 @@ class Alphabet:
 
         return utf8_text(data, marks, errors, lambda offset: locate(symbol_at(offset)), locate)
 
-    def texts_between_unknowns(self, symbols: Sequence[int]) -> list[str]:
+    def texts_between_unknowns(self, symbols: Sequence[int], errors: str = "replace") -> list[str]:
         """The texts of the runs of symbols around the unknown ones (one more text than there
         are unknown symbols), for a decoder that writes the unknown symbol its own way."""
         symbols, parts, start = array("i", symbols), [], 0
@@ -234,9 +234,9 @@ class Alphabet:
             try:
                 end = symbols.index(self.unknown_symbol, start)
             except ValueError:
-                parts.append(self.decode(symbols[start:]))
+                parts.append(self.decode(symbols[start:], errors))
                 return parts
-            parts.append(self.decode(symbols[start:end]))
+            parts.append(self.decode(symbols[start:end], errors))
             start = end + 1
 
     @cached_property

@@ -379,7 +379,8 @@ class Tokenizer:
         if self.normalizer is not None and self.alphabet.unknown is not None:
             # sentencepiece writes its unknown piece's text as it is (not denormalized); this
             # alphabet has no bytes, so no decode errors either.
-            return self.normalizer.denormalize(self.alphabet.texts_between_unknowns(symbols), self.alphabet.unknown), 0
+            parts = self.alphabet.texts_between_unknowns(symbols, errors)
+            return self.normalizer.denormalize(parts, self.alphabet.unknown), 0
         text, count = self.alphabet.decode_located(symbols, errors, id_holding)
         if self.normalizer is not None:
             text = self.normalizer.denormalize(text)

@@ -183,7 +183,6 @@ def sentencepiece_refusal(tokenizer) -> str | None:
         if max(len(t) for t in ordinary if t is not None) > tokenizer.segmenter_params["max_width"]:
             return "a sentencepiece Unigram model has no max_width, and tokens are wider than this one"
         return _unknown_score_refusal(tokenizer, ordinary)
-
     return f"sentencepiece segments by BPE merges or Unigram scores, not {tokenizer.segmenter}"
 
 

@@ -38,6 +38,10 @@ class Segmenter:
     needs_merges: bool = False
     needs_scores: bool = False
 
+    def __post_init__(self):
+        # Every encoder joins runs of the unknown token where the alphabet has one (unknown_runs.py).
+        object.__setattr__(self, "build", joining_unknown_runs(self.build))
+
 
 SEGMENTERS: dict[str, Segmenter] = {
     "bpe": Segmenter({}, merges_encoder, needs_merges=True),
@@ -46,9 +50,6 @@ SEGMENTERS: dict[str, Segmenter] = {
     "greedy": Segmenter({"max_width": 16}, path_encoder("greedy")),
     "likelihood": Segmenter({"max_width": 16, "float_bits": 64}, path_encoder("likelihood"), needs_scores=True),
 }
-# Each encoder joins runs of the unknown token where the alphabet has one (unknown_runs.py).
-SEGMENTERS = {name: Segmenter(s.defaults, joining_unknown_runs(s.build), s.needs_merges, s.needs_scores)
-              for name, s in SEGMENTERS.items()}
 
 
 def get_segmenter(name: str) -> Segmenter:
