@@ -24,16 +24,18 @@ def prefix_table(groups):
     return table
 
 
-def map_pieces(bytes data, const int64_t[::1] ends, prefix_ids, char_ids, Py_ssize_t num_symbols):
+def map_pieces(bytes data, const int64_t[::1] ends, prefix_ids, char_ids, Py_ssize_t num_symbols,
+               unknown_symbol=None):
     """Base symbols of the pieces data[ends[k-1]:ends[k]], each with its own prefix state, as
     symbol_map.pxd maps them (prefix_ids: the cjk remap or None; char_ids: the chars alphabet's
-    code point -> symbol table or None): (symbols int32 array, offsets int64 array with
-    offsets[k]..offsets[k+1] the k-th piece)."""
+    code point -> symbol table or None; unknown_symbol: what a character not covered becomes,
+    None for its bytes): (symbols int32 array, offsets int64 array with offsets[k]..offsets[k+1]
+    the k-th piece)."""
     cdef const unsigned char* text = <const unsigned char*>PyBytes_AS_STRING(data)
     cdef int64_t start = 0, end, size = PyBytes_GET_SIZE(data)
     cdef Py_ssize_t k, n = 0
     cdef SymbolMap m
-    init_symbol_map(&m, prefix_ids, char_ids, num_symbols)
+    init_symbol_map(&m, prefix_ids, char_ids, num_symbols, unknown_symbol)
     symbols = array("i", bytes(4 * size))
     offsets = array("q", bytes(8 * (ends.shape[0] + 1)))
     cdef int32_t[::1] out = symbols
@@ -78,10 +80,12 @@ def character_counts(bytes data, const int64_t[::1] ends, const int64_t[::1] cou
 
 
 def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False, bytes char_utf8=None,
-                   const int64_t[::1] char_offsets=None):
+                   const int64_t[::1] char_offsets=None, bytes unknown_utf8=None):
     """Bytes of base symbols, one prefix state for the whole sequence. groups: the remapped
     groups (empty: no remap); char_utf8 and char_offsets (chars alphabet): the UTF-8 of its
-    characters concatenated, character k being char_utf8[char_offsets[k]:char_offsets[k + 1]].
+    characters concatenated, character k being char_utf8[char_offsets[k]:char_offsets[k + 1]];
+    unknown_utf8 (a chars alphabet without byte fallback, no groups): what symbol 0, the
+    unknown one, writes, the characters then starting at symbol 1.
 
     Returns (bytes, errors, starts): errors lists (offset in the bytes where a U+FFFD belongs,
     index of the offending symbol); starts (with want_starts, else None) is an int64 array of
@@ -97,6 +101,10 @@ def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False, b
         ordered.push_back(p)
     cdef bint remap = ordered.size() > 0
     cdef int32_t char_base = PREFIX_BASE + <int32_t>ordered.size() if remap else H2_BASE
+    if unknown_utf8 is not None:
+        if remap or char_utf8 is None:
+            raise ValueError("unknown_utf8 comes with char_utf8 and without groups")
+        char_base = 1
     cdef Py_ssize_t num_chars = 0
     cdef const unsigned char* utf8 = NULL
     if (char_utf8 is None) != (char_offsets is None):
@@ -121,11 +129,14 @@ def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False, b
             start_of[k] = out.size()
         if s < 0 or s >= end_of_alphabet:
             raise ValueError(f"symbol {s} at {k} is outside the alphabet 0..{end_of_alphabet - 1}")
-        if s < H2_BASE:
-            out.push_back(<unsigned char>s)
-        elif s >= char_base:
+        if s >= char_base:
             c = s - char_base
             out.insert(out.end(), utf8 + char_offsets[c], utf8 + char_offsets[c + 1])
+        elif unknown_utf8 is not None:  # s is 0, the unknown symbol
+            out.insert(out.end(), <const unsigned char*>PyBytes_AS_STRING(unknown_utf8),
+                       <const unsigned char*>PyBytes_AS_STRING(unknown_utf8) + PyBytes_GET_SIZE(unknown_utf8))
+        elif s < H2_BASE:
+            out.push_back(<unsigned char>s)
         elif s < H3_BASE:
             if k + 1 < n and H3_BASE <= symbols[k + 1] < PREFIX_BASE:
                 if want_starts:

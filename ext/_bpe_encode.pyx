@@ -74,10 +74,11 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _demolished
 
     def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, char_ids=None,
-                 demolition=None):
+                 demolition=None, unknown_symbol=None):
         """symbol_ids: the token id of each base symbol of the alphabet (tokfx.alphabet): 256
         bytes; with cjk_prefix_ids (its remap) 512 + len(groups) symbols; with char_ids (a chars
-        alphabet: code point -> symbol, -1 if not covered) its characters after those.
+        alphabet: code point -> symbol, -1 if not covered) its characters after those; with
+        unknown_symbol (0: a chars alphabet without byte fallback) that symbol, then the characters.
 
         demolition: optional (starts, ids), int64 and int32 buffers: for every id t the merges
         and symbol_ids use, the output holds ids[starts[t]:starts[t + 1]] in its place (never
@@ -88,12 +89,14 @@ cdef class BPEEncoder:
         cdef int32_t symbol
         symbol_ids = list(symbol_ids)
         byte_level = 256 if cjk_prefix_ids is None else 512 + sum(p >= 0 for p in cjk_prefix_ids)
+        if unknown_symbol is not None:
+            byte_level = 1
         if len(symbol_ids) != byte_level and not (char_ids is not None and len(symbol_ids) > byte_level):
             raise ValueError(f"symbol_ids must hold {byte_level} ids"
                              f"{' and the characters' if char_ids is not None else ''}, got {len(symbol_ids)}")
         self._char_ids = None if char_ids is None else array("i", char_ids)
-        init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, len(symbol_ids))
-        self._mapped = self._map.remap or self._map.char_ids != NULL
+        init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, len(symbol_ids), unknown_symbol)
+        self._mapped = self._map.remap or self._map.char_ids != NULL or self._map.unknown >= 0
         max_id = -1
         for token_id in symbol_ids:
             self._symbol_ids.push_back(_checked_id(token_id))

@@ -65,12 +65,12 @@ cdef class PathSegmenter:
     cdef SymbolTrie _trie
 
     def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None, char_ids=None,
-                 num_symbols=256, cache_size=1 << 18, scores=None, int float_bits=64):
+                 num_symbols=256, cache_size=1 << 18, scores=None, int float_bits=64, unknown_symbol=None):
         """tokens: by id, each a sequence of base symbols, or None for an id that segmentation
         never produces (a special token). Tokens wider than max_width symbols are never used.
         scores (likelihood only): by id, each token's log probability (None for a None token).
-        cjk_prefix_ids, char_ids: the alphabet's remap and characters (tokfx.alphabet), whose
-        num_symbols base symbols the tokens spell. float_bits (likelihood): 64, or 32 to add
+        cjk_prefix_ids, char_ids, unknown_symbol: the alphabet's remap, characters and unknown
+        symbol (tokfx.alphabet), whose num_symbols base symbols the tokens spell. float_bits (likelihood): 64, or 32 to add
         path scores in float32 as sentencepiece does."""
         if float_bits not in (32, 64):
             raise ValueError(f"float_bits must be 32 or 64, got {float_bits}")
@@ -99,7 +99,7 @@ cdef class PathSegmenter:
         trie_build(&self._trie, tokens, self._mode != GREEDY)
         self._id_objects = id_objects(len(tokens) - 1)
         self._char_ids = None if char_ids is None else array("i", char_ids)
-        init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, num_symbols)
+        init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, num_symbols, unknown_symbol)
 
     cdef int _segment_into_out(self, const int32_t* symbols, Py_ssize_t n) except -1:
         cdef uint64_t state

@@ -1,5 +1,6 @@
 """One pre-token's UTF-8 bytes -> base symbols, for every alphabet (tokfx.alphabet): the bytes as
-they are, the cjk remap, or characters with byte fallback (each optionally remapped). Inline, so
+they are, the cjk remap, characters with byte fallback (each optionally remapped), or characters
+with one unknown symbol for any other character. Inline, so
 that the encode cores and the training mapper share it. Twin: tokfx.reference.alphabet.symbols.
 """
 from libc.stdint cimport int32_t
@@ -14,12 +15,16 @@ cdef struct SymbolMap:
     # bytes); NULL for a byte-level alphabet. Code points from char_limit up are not covered.
     const int32_t* char_ids
     Py_ssize_t char_limit
+    # A chars alphabet without byte fallback (sentencepiece's unknown piece): the symbol of any
+    # character not covered, and of each byte that is not UTF-8; -1 for byte fallback.
+    int32_t unknown
 
 
 cdef inline int init_symbol_map(SymbolMap* m, prefix_ids, const int32_t[::1] char_ids,
-                                Py_ssize_t num_symbols) except -1:
-    """Fill m from prefix_ids (4 entries, or None: no remap) and char_ids (or None: byte-level),
-    refusing any symbol outside 0..num_symbols-1. The caller keeps char_ids' buffer alive."""
+                                Py_ssize_t num_symbols, unknown_symbol) except -1:
+    """Fill m from prefix_ids (4 entries, or None: no remap), char_ids (or None: byte-level) and
+    unknown_symbol (None: byte fallback; only with char_ids and no remap), refusing any symbol
+    outside 0..num_symbols-1. The caller keeps char_ids' buffer alive."""
     cdef Py_ssize_t k
     m.remap = prefix_ids is not None
     if m.remap:
@@ -39,6 +44,13 @@ cdef inline int init_symbol_map(SymbolMap* m, prefix_ids, const int32_t[::1] cha
         if char_ids.shape[0]:
             m.char_ids = &char_ids[0]
         m.char_limit = char_ids.shape[0]
+    m.unknown = -1
+    if unknown_symbol is not None:
+        if char_ids is None or m.remap:
+            raise ValueError("an unknown symbol needs char ids and no cjk remap")
+        if not 0 <= unknown_symbol < num_symbols:
+            raise ValueError(f"unknown symbol {unknown_symbol} is not a symbol")
+        m.unknown = unknown_symbol
     return 0
 
 
@@ -74,10 +86,11 @@ cdef inline Py_ssize_t map_symbols(const SymbolMap* m, const unsigned char* piec
                                    int32_t* out) noexcept nogil:
     """Write the base symbols of one pre-token to out (never more than size of them: a character
     is at most its bytes, a remapped one three); return how many. The pre-token starts with no
-    current prefix, and a covered character between two fallback characters keeps it."""
+    current prefix, and a covered character between two fallback characters keeps it. With an
+    unknown symbol, a character not covered is that one symbol (sentencepiece's unknown piece)."""
     cdef Py_ssize_t i = 0, n = 0, length, k, written
     cdef int32_t code_point = 0, current = -1
-    if m.char_ids == NULL:
+    if m.char_ids == NULL and m.unknown < 0:
         if m.remap:
             return cjk_symbols(piece, size, m.prefix_ids, out)
         for i in range(size):
@@ -89,6 +102,11 @@ cdef inline Py_ssize_t map_symbols(const SymbolMap* m, const unsigned char* piec
             out[n] = m.char_ids[code_point]
             n += 1
             i += length
+            continue
+        if m.unknown >= 0:
+            out[n] = m.unknown
+            n += 1
+            i += length if length else 1
             continue
         if length == 3 and m.remap:
             written = cjk_remap_char(piece + i, 3, m.prefix_ids, &current, out + n)

@@ -203,6 +203,7 @@ def test_symbols_round_trip(text, groups):
 # --- chars and chars-cjk ----------------------------------------------------------------------
 CHARS = Alphabet.named("chars", characters="abc ▁é众唤ʤ\U0001F600")
 CHARS_CJK = Alphabet.named("chars-cjk", characters=CHARS.characters)
+CHARS_UNK = Alphabet("chars", characters=CHARS.characters, unknown=" \u2047 ")
 
 
 def test_chars_layout_and_worked_example():
@@ -236,21 +237,23 @@ def _random_text_piece(rng) -> bytes:
     return bytes(data)
 
 
-@pytest.mark.parametrize("alphabet", [CHARS, CHARS_CJK], ids=["chars", "chars-cjk"])
+@pytest.mark.parametrize("alphabet", [CHARS, CHARS_CJK, CHARS_UNK], ids=["chars", "chars-cjk", "chars-unknown"])
 def test_chars_mapping_and_decoding_agree_with_the_reference(alphabet):
     rng = random.Random(7)
+    unknown = alphabet.unknown is not None
     for _ in range(300):
         pieces = [_random_text_piece(rng) for _ in range(rng.randrange(1, 6))]
         symbols, offsets = alphabet.map_pieces(b"".join(pieces), list(_ends(pieces)))
-        expected = [char_symbols(piece, alphabet.characters, alphabet.groups) for piece in pieces]
+        expected = [char_symbols(piece, alphabet.characters, alphabet.groups, unknown=unknown) for piece in pieces]
         assert [list(symbols[offsets[k]:offsets[k + 1]]) for k in range(len(pieces))] == expected
         flat = [s for piece in expected for s in piece]
         data, errors, starts = decode_symbols(array("i", flat), alphabet.groups, True, *alphabet._char_utf8)
-        assert (data, errors, list(starts)) == cjk_bytes(flat, alphabet.groups, alphabet.characters)
+        assert (data, errors, list(starts)) == cjk_bytes(flat, alphabet.groups, alphabet.characters, alphabet.unknown)
     for _ in range(500):  # any symbols, errors and all
         symbols = [rng.randrange(alphabet.size) for _ in range(rng.randrange(12))]
         data, errors, starts = decode_symbols(array("i", symbols), alphabet.groups, True, *alphabet._char_utf8)
-        assert (data, errors, list(starts)) == cjk_bytes(symbols, alphabet.groups, alphabet.characters)
+        assert (data, errors, list(starts)) == cjk_bytes(symbols, alphabet.groups, alphabet.characters,
+                                                         alphabet.unknown)
 
 
 def _ends(pieces):
@@ -266,6 +269,41 @@ def test_chars_round_trip(text, alphabet):
     symbols = alphabet.symbols(text.encode())
     assert alphabet.decode(symbols, errors="strict") == text
     assert symbols == char_symbols(text.encode(), alphabet.characters, alphabet.groups)
+
+
+def test_unknown_layout_and_worked_example():
+    """Without byte fallback (sentencepiece's T5 and ALBERT models): symbol 0 is the unknown one,
+    one per character not covered, and the characters follow it."""
+    assert CHARS_UNK.size == 1 + 10 and CHARS_UNK.char_base == 1 and CHARS_UNK.unknown_symbol == 0
+    a, b = (1 + sorted(CHARS.characters).index(c) for c in "ab")
+    assert CHARS_UNK.symbols("a認認\U0001F601b".encode()) == [a, 0, 0, 0, b]
+    assert CHARS_UNK.symbols(b"a\xff\xe8\xaab") == [a, 0, 0, 0, b]  # not UTF-8: one per byte
+    assert CHARS_UNK.show(CHARS_UNK.symbols("a認".encode())) == "'a' <unk>"
+    assert CHARS_UNK.decode(CHARS_UNK.symbols("a認b".encode()), errors="strict") == "a \u2047 b"
+    assert Alphabet.from_dict(CHARS_UNK.to_dict()) == CHARS_UNK
+    assert CHARS_UNK.with_characters("xy").unknown == CHARS_UNK.unknown
+    # The byte-fallback alphabets keep their layout and their saved form.
+    assert CHARS.to_dict() == {"name": "chars", "characters": CHARS.characters} and CHARS.char_base == 256
+
+
+@settings(max_examples=300, deadline=None)
+@given(MIXED)
+def test_unknown_round_trip(text):
+    """Decoding writes each character not covered as the unknown text, every other one as it is."""
+    symbols = CHARS_UNK.symbols(text.encode())
+    assert symbols == char_symbols(text.encode(), CHARS_UNK.characters, (), unknown=True)
+    written = "".join(c if c in CHARS_UNK.characters else CHARS_UNK.unknown for c in text)
+    assert CHARS_UNK.decode(symbols, errors="strict") == written
+
+
+def test_unknown_is_checked():
+    for name, groups in (("bytes", ()), ("cjk", DEFAULT_CJK_GROUPS), ("chars-cjk", DEFAULT_CJK_GROUPS)):
+        with pytest.raises(ValueError, match="no unknown symbol"):
+            Alphabet(name, groups, "", unknown="?")
+    with pytest.raises(ValueError, match="UTF-8"):
+        Alphabet("chars", (), "a", unknown="\ud800")
+    with pytest.raises(ValueError, match="unknown symbol"):
+        map_pieces(b"a", array("q", [1]), prefix_table(DEFAULT_CJK_GROUPS), None, 600, 0)
 
 
 def test_characters_are_checked():

@@ -8,6 +8,8 @@
   spelled as its UTF-8 bytes.
 - `chars-cjk`: `chars` whose fallback characters are remapped as `cjk` remaps them: 0-511 and the
   prefixes as in `cjk`, then the characters.
+- `chars` with `unknown` (sentencepiece without byte fallback, T5, ALBERT): 0 the unknown symbol,
+  which any character not covered becomes (decoded as the `unknown` text), then the characters.
 
 A pre-token maps to symbols on its own (it starts with no current prefix); a symbol sequence
 decodes with one prefix state throughout.
@@ -54,6 +56,9 @@ class Alphabet:
     name: str
     groups: tuple[int, ...] = ()
     characters: str = ""  # chars, chars-cjk: the covered characters (sorted by code point)
+    # chars only: None for byte fallback, else what the unknown symbol decodes to (sentencepiece's
+    # unk_surface, " \u2047 " by default); it replaces the 256 fallback bytes as symbol 0.
+    unknown: str | None = None
 
     def __post_init__(self):
         if self.name not in NAMES:
@@ -73,6 +78,11 @@ class Alphabet:
             object.__setattr__(self, "characters", characters)
         elif self.characters:
             raise ValueError(f"the {self.name} alphabet takes no characters")
+        if self.unknown is not None:
+            if self.name != "chars":
+                raise ValueError(f"the {self.name} alphabet takes no unknown symbol (chars does)")
+            if not isinstance(self.unknown, str) or any("\ud800" <= c <= "\udfff" for c in self.unknown):
+                raise ValueError("unknown: the text of the unknown symbol, with a UTF-8 form (no surrogates)")
         object.__setattr__(self, "_prefix_ids", prefix_table(self.groups) if self.groups else None)
         object.__setattr__(self, "_char_ids", self._char_table() if self.name in CHARACTERS else None)
 
@@ -95,12 +105,19 @@ class Alphabet:
         return cls(name, groups, characters)
 
     def with_characters(self, characters: str) -> "Alphabet":
-        return Alphabet(self.name, self.groups, characters)
+        return Alphabet(self.name, self.groups, characters, self.unknown)
 
     @property
     def char_base(self) -> int:
         """The first character symbol (also the size of a byte-level alphabet)."""
+        if self.unknown is not None:
+            return 1
         return PREFIX_BASE + len(self.groups) if self.groups else 256
+
+    @property
+    def unknown_symbol(self) -> int | None:
+        """The symbol of every character not covered, or None (byte fallback)."""
+        return None if self.unknown is None else 0
 
     @property
     def size(self) -> int:
@@ -112,11 +129,13 @@ class Alphabet:
             doc["groups"] = list(self.groups)
         if self.characters:
             doc["characters"] = self.characters
+        if self.unknown is not None:
+            doc["unknown"] = self.unknown
         return doc
 
     @classmethod
     def from_dict(cls, doc: dict) -> "Alphabet":
-        return cls(doc["name"], tuple(doc.get("groups", ())), doc.get("characters", ""))
+        return cls(doc["name"], tuple(doc.get("groups", ())), doc.get("characters", ""), doc.get("unknown"))
 
     # --- tokens ---------------------------------------------------------------------------
     def token(self, symbols: Sequence[int]) -> bytes | tuple[int, ...]:
@@ -130,7 +149,7 @@ class Alphabet:
     def show(self, symbols: Sequence[int]) -> str:
         """Readable symbols: runs of raw bytes and characters as a quoted string (with a chars
         alphabet, fallback bytes as <0xE4>), `P39` for a prefix, and the spec's 9-bit value in
-        hex for an h2 or h3 (`P39 5E 97` is 众)."""
+        hex for an h2 or h3 (`P39 5E 97` is 众), and `<unk>` for the unknown symbol."""
         if self.name == "bytes":
             return repr(bytes(symbols).decode("utf-8", errors="backslashreplace"))
         parts, raw = [], bytearray()
@@ -143,7 +162,9 @@ class Alphabet:
                 raw.clear()
             if s is None:
                 break
-            if s < H2_BASE:
+            if self.unknown is not None:
+                parts.append("<unk>")  # the only symbol below char_base
+            elif s < H2_BASE:
                 parts.append(f"<0x{s:02X}>")
             elif s < H3_BASE:
                 index = s - H2_BASE
@@ -166,13 +187,15 @@ class Alphabet:
         ends = ends if isinstance(ends, array) and ends.typecode == "q" else array("q", ends)
         if self.name == "bytes":
             return _as_int32_symbols(data), array("q", [0]) + ends
-        return map_pieces(data, ends, self._prefix_ids, self._char_ids, self.size)
+        return map_pieces(data, ends, self._prefix_ids, self._char_ids, self.size, self.unknown_symbol)
 
     @property
     def symbol_map(self) -> dict:
         """What an encode core needs to map bytes to symbols (symbol_map.pxd): the remap's
-        prefix table and the code point -> symbol table, each None where the alphabet has none."""
-        return {"cjk_prefix_ids": self._prefix_ids, "char_ids": self._char_ids}
+        prefix table, the code point -> symbol table and the unknown symbol, each None where the
+        alphabet has none."""
+        return {"cjk_prefix_ids": self._prefix_ids, "char_ids": self._char_ids,
+                "unknown_symbol": self.unknown_symbol}
 
     # --- decoding -------------------------------------------------------------------------
     def decode(self, symbols: Sequence[int], errors: str = "replace") -> str:
@@ -203,14 +226,28 @@ class Alphabet:
 
         return utf8_text(data, marks, errors, lambda offset: locate(symbol_at(offset)), locate)
 
+    def texts_between_unknowns(self, symbols: Sequence[int], errors: str = "replace") -> list[str]:
+        """The texts of the runs of symbols around the unknown ones (one more text than there
+        are unknown symbols), for a decoder that writes the unknown symbol its own way."""
+        symbols, parts, start = array("i", symbols), [], 0
+        while True:
+            try:
+                end = symbols.index(self.unknown_symbol, start)
+            except ValueError:
+                parts.append(self.decode(symbols[start:], errors))
+                return parts
+            parts.append(self.decode(symbols[start:end], errors))
+            start = end + 1
 
     @cached_property
-    def _char_utf8(self) -> tuple[bytes, array] | tuple[()]:
-        """decode_symbols' char_utf8 and char_offsets (none for a byte-level alphabet)."""
+    def _char_utf8(self) -> tuple:
+        """decode_symbols' char_utf8 and char_offsets (none for a byte-level alphabet), then its
+        unknown_utf8 where the alphabet has an unknown symbol."""
         if self.name not in CHARACTERS:
             return ()
         encoded = [c.encode("utf-8") for c in self.characters]
-        return b"".join(encoded), array("q", [0, *accumulate(map(len, encoded))])
+        found = b"".join(encoded), array("q", [0, *accumulate(map(len, encoded))])
+        return found if self.unknown is None else (*found, self.unknown.encode("utf-8"))
 
     def covering(self, counts: Mapping[bytes, int], coverage: float = DEFAULT_CHARACTER_COVERAGE) -> "Alphabet":
         """This chars alphabet with the characters that cover `coverage` of the characters of
@@ -234,12 +271,18 @@ class Alphabet:
 BYTES = Alphabet("bytes")
 
 
+def unknown_score(scores: Sequence[float]) -> float:
+    """What an uncovered character costs in a sentencepiece Unigram whose normal pieces score
+    `scores`: its lattice's unknown node, float32(min score - 10) (kUnkPenalty)."""
+    return _float32(_float32(min(scores)) - 10.0)
+
+
 def fallback_byte_scores(scores: Sequence[float]) -> list[float]:
     """Scores of the 256 fallback bytes for a Unigram over a chars alphabet, given the other
-    tokens' `scores`, so that an uncovered character costs what it costs in sentencepiece: one
-    unknown node of float32(min score - 10) (its kUnkPenalty), here on the character's first
-    byte, its continuation bytes (0x80-0xBF) scoring 0, which leaves a float32 sum unchanged."""
-    unknown = _float32(_float32(min(scores)) - 10.0)
+    tokens' `scores`, so that an uncovered character costs what it costs in sentencepiece
+    (unknown_score), here on the character's first byte, its continuation bytes (0x80-0xBF)
+    scoring 0, which leaves a float32 sum unchanged."""
+    unknown = unknown_score(scores)
     return [0.0 if 0x80 <= b < 0xC0 else unknown for b in range(256)]
 
 

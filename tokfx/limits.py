@@ -27,6 +27,8 @@ MAX_WIDTH = MAX_TOKEN_SYMBOLS
 MAX_SPECIAL_TOKENS = 4096
 MAX_SPECIAL_TOKEN_BYTES = 256
 MAX_SPECIAL_TOKENS_TOTAL_BYTES = 1 << 16
+# What an alphabet's unknown symbol decodes to (sentencepiece's unk_surface, " \u2047 " by default).
+MAX_UNKNOWN_TEXT_CHARS = 256
 # A user pattern (a regex that is not a named pattern): its length, and the product of its
 # counted repeats ({m}, {m,n}), which the regex package expands when it compiles a repeated
 # literal (`((a{1000}){1000}){1000}` exhausts memory in compile, where no timeout reaches).

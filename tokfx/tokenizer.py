@@ -428,6 +428,11 @@ class Tokenizer:
             held = bisect_right(ends, symbol_index)
             return held if positions is None else positions[held]
 
+        if self.normalizer is not None and self.alphabet.unknown is not None:
+            # sentencepiece writes its unknown piece's text as it is (not denormalized); this
+            # alphabet has no bytes, so no decode errors either.
+            parts = self.alphabet.texts_between_unknowns(symbols, errors)
+            return self.normalizer.denormalize(parts, self.alphabet.unknown), 0
         text, count = self.alphabet.decode_located(symbols, errors, id_holding)
         if self.normalizer is not None:
             text = self.normalizer.denormalize(text)

@@ -35,11 +35,11 @@ def training_text(tmp_path_factory):
     return path
 
 
-def spm_model(directory, text_file, model_type: str, rules: str) -> str:
-    prefix = str(directory / f"{model_type}-{rules}")
+def spm_model(directory, text_file, model_type: str, rules: str, byte_fallback: bool = True) -> str:
+    prefix = str(directory / f"{model_type}-{rules}-{'fallback' if byte_fallback else 'unknown'}")
     spm.SentencePieceTrainer.train(
         input=str(text_file), model_prefix=prefix, model_type=model_type, vocab_size=8000,
-        byte_fallback=True, normalization_rule_name=rules, user_defined_symbols=["<sep>"],
+        byte_fallback=byte_fallback, normalization_rule_name=rules, user_defined_symbols=["<sep>"],
         remove_extra_whitespaces=rules != "identity", input_sentence_size=0, num_threads=1,
         minloglevel=2, max_sentence_length=1 << 16)
     return prefix + ".model"
@@ -183,7 +183,8 @@ def _model_file(tmp_path, pieces, **fields):
 
 
 @pytest.mark.parametrize("pieces, fields, message", [
-    (["a", "b", "ab"], {"byte_fallback": False}, "trainer_spec.byte_fallback: is false"),
+    (["a", "b", "ab"], {"byte_fallback": False, "unk_surface": "?" * 257},
+     "trainer_spec.unk_surface: 257 characters: at most 256"),
     (["a", "b", "ab"], {"model_type": "word"}, "trainer_spec.model_type: a word model"),
     (["a", "ab"], {}, "pieces[258]: 'ab' holds 'b', which is not a piece of its own"),
 ])

@@ -1,12 +1,15 @@
 """sentencepiece models as tokfx tokenizers, and back (docs/alphabets.md, "sentencepiece models").
 
-A BPE or Unigram model with byte fallback is a tokenizer over the `chars` alphabet of its
-one-character pieces, with the model's ids:
+A BPE or Unigram model is a tokenizer over the `chars` alphabet of its one-character pieces,
+with the model's ids:
 
 - normal pieces are tokens (their characters' symbols), byte pieces `<0xE4>` the fallback bytes;
+- without byte fallback (T5, ALBERT), the alphabet has an unknown symbol, which every character
+  not covered becomes, and the unknown piece is its token (sentencepiece's Unigram scores it
+  float32(min score - 10) in its lattice; runs of it are written as one: unknown_runs.py);
 - user-defined pieces are special tokens (found in the normalized text, as sentencepiece finds
-  them); control pieces (`<s>`, `</s>`), the unknown piece and unused pieces are control tokens,
-  which encoding never produces and decoding writes as nothing;
+  them); control pieces (`<s>`, `</s>`), unused pieces and, with byte fallback, the unknown
+  piece are control tokens, which encoding never produces and decoding writes as nothing;
 - BPE segments with every split of a piece as a merge, pieces by score, highest first (the
   `bpe` segmenter over `every_split_merges`); Unigram with `likelihood` over the scores;
 - the normalizer is the model's (tokfx.normalizers.sentencepiece); for BPE the pattern
@@ -21,9 +24,10 @@ from __future__ import annotations
 
 import re
 
-from tokfx.alphabet import Alphabet, fallback_byte_scores
-from tokfx.formats.sentencepiece_model import NormalizerSpec, Piece, SentencePieceModel
+from tokfx.alphabet import Alphabet, fallback_byte_scores, unknown_score
+from tokfx.formats.sentencepiece_model import DEFAULT_UNK_SURFACE, NormalizerSpec, Piece, SentencePieceModel
 from tokfx.formats.untrusted import TokenizerFileError
+from tokfx.limits import MAX_UNKNOWN_TEXT_CHARS
 from tokfx.normalizers.sentencepiece import SPACE_SYMBOL, SentencePieceNormalizer
 from tokfx.segmenters.bpe import every_split_merges
 
@@ -37,19 +41,24 @@ def tokenizer_args(model: SentencePieceModel, source: str) -> dict:
     if model.model_type not in ("bpe", "unigram"):
         raise TokenizerFileError(source, "trainer_spec.model_type",
                                  f"a {model.model_type} model: tokfx imports bpe and unigram models")
-    if not model.byte_fallback:
-        raise TokenizerFileError(source, "trainer_spec.byte_fallback", "is false: tokfx's chars alphabet"
-                                 " spells characters outside the vocabulary as bytes, and this model"
-                                 " maps them to its unknown piece")
+    unknown = None if model.byte_fallback else model.unk_surface
+    if unknown is not None and len(unknown) > MAX_UNKNOWN_TEXT_CHARS:
+        raise TokenizerFileError(source, "trainer_spec.unk_surface", f"{len(unknown):,} characters: at most"
+                                 f" {MAX_UNKNOWN_TEXT_CHARS} (tokfx.limits)")
     single = "".join(p.piece for p in model.pieces if p.type == "normal" and len(p.piece) == 1)
-    alphabet = Alphabet("chars", characters=single)
+    alphabet = Alphabet("chars", characters=single, unknown=unknown)
     tokens, special, control, scores = [], {}, {}, []
-    byte_scores = fallback_byte_scores([p.score for p in model.pieces if p.type == "normal"] or [0.0])
+    normal_scores = [p.score for p in model.pieces if p.type == "normal"] or [0.0]
+    byte_scores = fallback_byte_scores(normal_scores)
     for i, (text, score, kind) in enumerate(model.pieces):
         field = f"pieces[{i}]"
         if kind == "byte":
             tokens.append((int(text[3:5], 16),))
             scores.append(byte_scores[tokens[-1][0]])
+            continue
+        if kind == "unknown" and unknown is not None:
+            tokens.append((alphabet.unknown_symbol,))
+            scores.append(unknown_score(normal_scores))
             continue
         if kind == "normal":
             outside = next((c for c in text if c not in alphabet.characters), None)
@@ -96,11 +105,13 @@ def model_normalizer(model: SentencePieceModel, source: str = "sentencepiece mod
 def sentencepiece_model(tokenizer) -> tuple[SentencePieceModel, str | None]:
     """The sentencepiece model that encodes as `tokenizer` does, and a note on what differs (an
     unknown piece added at the end, which sentencepiece needs); a ValueError saying why when the
-    format cannot express it."""
+    format cannot express it. Over an alphabet with an unknown symbol, its token is the unknown
+    piece (named <unk>, the name the tokenizer does not keep) and byte_fallback is off."""
     refusal = sentencepiece_refusal(tokenizer)
     if refusal:
         raise ValueError(refusal)
     alphabet, tokens = tokenizer.alphabet, tokenizer.tokens
+    unknown_token = (alphabet.unknown_symbol,)
     special = {i: name for name, i in tokenizer.special_tokens.items()}
     control = {i: name for name, i in tokenizer.control_tokens.items()}
     bpe = tokenizer.segmenter == "bpe"
@@ -110,7 +121,10 @@ def sentencepiece_model(tokenizer) -> tuple[SentencePieceModel, str | None]:
         if i in special:
             pieces.append(Piece(special[i], 0.0, "user_defined"))
         elif i in control:
-            pieces.append(Piece(control[i], 0.0, "unknown" if control[i] == UNKNOWN_PIECE else "control"))
+            kind = "unknown" if control[i] == UNKNOWN_PIECE and alphabet.unknown is None else "control"
+            pieces.append(Piece(control[i], 0.0, kind))
+        elif token == unknown_token:
+            pieces.append(Piece(None, 0.0, "unknown"))  # named below, apart from every other piece
         elif token[0] < alphabet.char_base:
             pieces.append(Piece(f"<0x{token[0]:02X}>", 0.0, "byte"))
         else:
@@ -120,18 +134,21 @@ def sentencepiece_model(tokenizer) -> tuple[SentencePieceModel, str | None]:
             score = -float(rank.get(i, len(rank) + i)) if bpe else tokenizer.scores[i]
             pieces.append(Piece(text, score, "normal"))
     note = None
-    if not any(p.type == "unknown" for p in pieces):
-        # Named apart from every piece: sentencepiece refuses a name given twice (a text's own
-        # "<unk>" learned as a piece).
-        taken = {p.piece for p in pieces}
-        name = next(n for n in (UNKNOWN_PIECE, *(f"<unk{k}>" for k in range(1, len(pieces) + 2))) if n not in taken)
+    # Named apart from every piece: sentencepiece refuses a name given twice (a text's own
+    # "<unk>" learned as a piece).
+    taken = {p.piece for p in pieces}
+    name = next(n for n in (UNKNOWN_PIECE, *(f"<unk{k}>" for k in range(1, len(pieces) + 2))) if n not in taken)
+    if None in taken:
+        pieces = [p._replace(piece=name) if p.piece is None else p for p in pieces]
+    elif not any(p.type == "unknown" for p in pieces):
         pieces.append(Piece(name, 0.0, "unknown"))
         note = (f"sentencepiece needs an unknown piece: {name} added as id {len(pieces) - 1},"
                 " which encoding never produces")
     normalizer = tokenizer.normalizer
     spec = NormalizerSpec(normalizer.name, normalizer.charsmap, normalizer.add_dummy_prefix,
                           normalizer.remove_extra_whitespaces, normalizer.escape_whitespaces)
-    model = SentencePieceModel(tuple(pieces), "bpe" if bpe else "unigram", True,
+    model = SentencePieceModel(tuple(pieces), "bpe" if bpe else "unigram", alphabet.unknown is None,
+                               alphabet.unknown or DEFAULT_UNK_SURFACE,
                                treat_whitespace_as_suffix=normalizer.treat_whitespace_as_suffix,
                                normalizer=spec)
     return model, note
@@ -152,7 +169,8 @@ def sentencepiece_refusal(tokenizer) -> str | None:
     reserved = set(tokenizer.special_tokens.values()) | set(tokenizer.control_tokens.values())
     ordinary = [None if i in reserved else t for i, t in enumerate(tokenizer.tokens)]
     if any(t is not None and len(t) > 1 and min(t) < char_base for t in ordinary):
-        return "a token holds a fallback byte, which a sentencepiece piece cannot"
+        return (f"a token holds {'a fallback byte' if tokenizer.alphabet.unknown is None else 'the unknown symbol'},"
+                " which a sentencepiece piece cannot")
     if tokenizer.segmenter == "bpe":
         learned = list(dict.fromkeys(m for _, _, m in tokenizer.merge_ids))
         if tokenizer.merge_ids != every_split_merges(ordinary, learned):
@@ -164,5 +182,20 @@ def sentencepiece_refusal(tokenizer) -> str | None:
             return "sentencepiece sums Unigram scores in float32: segment with float_bits 32"
         if max(len(t) for t in ordinary if t is not None) > tokenizer.segmenter_params["max_width"]:
             return "a sentencepiece Unigram model has no max_width, and tokens are wider than this one"
-        return None
+        return _unknown_score_refusal(tokenizer, ordinary)
     return f"sentencepiece segments by BPE merges or Unigram scores, not {tokenizer.segmenter}"
+
+
+def _unknown_score_refusal(tokenizer, ordinary: list) -> str | None:
+    """A Unigram over an alphabet with an unknown symbol: sentencepiece scores the unknown piece
+    itself (unknown_score of its normal pieces), so the tokenizer's must be that."""
+    if tokenizer.alphabet.unknown is None:
+        return None
+    symbol = tokenizer.alphabet.unknown_symbol
+    unknown = [i for i, t in enumerate(ordinary) if t == (symbol,)]
+    normal = [tokenizer.scores[i] for i, t in enumerate(ordinary) if t is not None and i not in unknown]
+    expected = unknown_score(normal or [0.0])
+    if any(tokenizer.scores[i] != expected for i in unknown):
+        return (f"sentencepiece scores its unknown piece {expected} (its lowest normal score - 10),"
+                " and this tokenizer does not")
+    return None

@@ -26,7 +26,7 @@ from tokfx.formats.sentencepiece_model import write_sentencepiece_model
 from tokfx.formats.sentencepiece_tokenizer import sentencepiece_model, sentencepiece_refusal
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
 from tokfx.limits import (MAX_CHARSMAP_BYTES, MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS,
-                          MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS, MAX_WIDTH)
+                          MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS, MAX_UNKNOWN_TEXT_CHARS, MAX_WIDTH)
 from tokfx.normalizers import SentencePieceNormalizer
 from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
 from tokfx.segmenters import SEGMENTERS
@@ -203,13 +203,15 @@ def _read_pattern(f: Fields, value: object) -> str:
 
 
 def _read_alphabet(f: Fields, value: object) -> Alphabet:
-    alphabet = f.object(value, "alphabet", ("name",), ("groups", "characters"))
+    alphabet = f.object(value, "alphabet", ("name",), ("groups", "characters", "unknown"))
     name = f.str(alphabet["name"], "alphabet.name", 16)
     groups = f.ints(alphabet["groups"], "alphabet.groups", 4, 0, 255) if "groups" in alphabet else ()
     characters = (f.str(alphabet["characters"], "alphabet.characters", MAX_TOKENS, nonempty=False)
                   if "characters" in alphabet else "")
+    unknown = (f.str(alphabet["unknown"], "alphabet.unknown", MAX_UNKNOWN_TEXT_CHARS, nonempty=False)
+               if "unknown" in alphabet else None)
     try:
-        return Alphabet(name, tuple(groups), characters)
+        return Alphabet(name, tuple(groups), characters, unknown)
     except ValueError as exc:
         f.fail("alphabet", str(exc))
 
@@ -388,6 +390,9 @@ def _save_sentencepiece_files(tokenizer, directory: Path) -> str | None:
     write_sentencepiece_model(directory / "tokenizer.model", model)
     if tokenizer.segmenter != "bpe":
         return note
+    if tokenizer.alphabet.unknown is not None:
+        return "; ".join(filter(None, [note, "no tokenizer.json: tokfx writes it with byte fallback, and this"
+                                             " tokenizer has an unknown symbol instead"]))
     normalizer = tokenizer.normalizer
     if not normalizer.is_identity or normalizer.remove_extra_whitespaces or not normalizer.add_dummy_prefix:
         return "; ".join(filter(None, [note, "no tokenizer.json: its normalization is sentencepiece's"

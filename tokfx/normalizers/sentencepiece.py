@@ -25,6 +25,7 @@ which only treat_whitespace_as_suffix shows).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from tokfx.normalizers.charsmap import decode_charsmap
 from tokfx.normalizers.surrogates import utf8_encodable
@@ -89,17 +90,28 @@ class SentencePieceNormalizer:
         """As a NormalizerSpec names its rules: "identity" for none."""
         return "identity" if not self.charsmap else "precompiled"
 
-    def denormalize(self, text: str) -> str:
+    def denormalize(self, text: str | Sequence[str], unknown: str = "") -> str:
         """Decoded text as sentencepiece decodes it: U+2581 as a space, without the dummy one
-        (the one it strips from the first piece's front, or the last's end with
-        treat_whitespace_as_suffix)."""
+        (the one it strips from the first piece's front; with treat_whitespace_as_suffix too,
+        and the last piece keeps its trailing one: sentencepiece 0.2.3 decodes so). `text` may
+        come as the parts between unknown pieces, each written as `unknown` (its unk_surface),
+        which sentencepiece writes as it is: no U+2581 in it becomes a space, and a dummy space
+        is stripped only from text around it."""
+        parts = [text] if isinstance(text, str) else list(text)
         if self.escape_whitespaces:
-            text = text.replace(SPACE_SYMBOL, " ")
+            parts = [part.replace(SPACE_SYMBOL, " ") for part in parts]
         if not (self.add_dummy_prefix or self.remove_extra_whitespaces):
-            return text
-        if self.treat_whitespace_as_suffix:
-            return text[:-1] if text.endswith(" ") else text
-        return text[1:] if text.startswith(" ") else text
+            return unknown.join(parts)
+        # sentencepiece strips the space in front of a piece while it has written nothing: once,
+        # or with remove_extra_whitespaces from each such piece (after an empty unknown text).
+        written, stripped = [], False
+        for k, part in enumerate(parts):
+            if k:
+                written.append(unknown)
+            if part.startswith(" ") and not any(written) and (self.remove_extra_whitespaces or not stripped):
+                part, stripped = part[1:], True
+            written.append(part)
+        return "".join(written)
 
     @property
     def is_identity(self) -> bool:

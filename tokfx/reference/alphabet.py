@@ -6,7 +6,9 @@ pre-token's current one. Ids: 0-255 raw bytes, 256 + index of h2, 384 + index of
 of p among the groups.
 
 chars and chars-cjk: a covered character is its own symbol (after the byte-level ones, in code
-point order); any other character is its bytes, remapped as above with groups.
+point order); any other character is its bytes, remapped as above with groups. chars with an
+unknown symbol: symbol 0 for any other character (and for each byte that is not UTF-8), the
+characters from 1.
 """
 
 H2_BASE, H3_BASE, PREFIX_BASE = 256, 384, 512
@@ -33,9 +35,13 @@ def cjk_symbols(piece: bytes, groups: tuple[int, ...]) -> list[int]:
     return char_symbols(piece, "", groups, covering=False)
 
 
-def char_symbols(piece: bytes, characters: str, groups: tuple[int, ...], covering: bool = True) -> list[int]:
-    """The base-symbol ids of one pre-token in a chars alphabet (chars-cjk with groups); with
-    covering=False, of the cjk alphabet (or bytes, without groups)."""
+def char_symbols(piece: bytes, characters: str, groups: tuple[int, ...], covering: bool = True,
+                 unknown: bool = False) -> list[int]:
+    """The base-symbol ids of one pre-token in a chars alphabet (chars-cjk with groups; with
+    `unknown`, chars with an unknown symbol); with covering=False, of the cjk alphabet (or bytes,
+    without groups)."""
+    if unknown:
+        return _unknown_char_symbols(piece, characters)
     prefix_ids = {p: PREFIX_BASE + rank for rank, p in enumerate(sorted(groups))}
     char_base = PREFIX_BASE + len(groups) if groups else H2_BASE
     char_ids = {c: char_base + rank for rank, c in enumerate(sorted(characters))}
@@ -60,6 +66,16 @@ def char_symbols(piece: bytes, characters: str, groups: tuple[int, ...], coverin
     return symbols
 
 
+def _unknown_char_symbols(piece: bytes, characters: str) -> list[int]:
+    char_ids = {c: 1 + rank for rank, c in enumerate(sorted(characters))}
+    symbols, i = [], 0
+    while i < len(piece):
+        length = _utf8_length(piece, i)
+        symbols.append(char_ids.get(piece[i:i + length].decode(), 0) if length else 0)
+        i += max(length, 1)
+    return symbols
+
+
 def _utf8_length(data: bytes, i: int) -> int:
     """The length of the one UTF-8 character (as Python decodes strictly) at data[i], or 0."""
     for length in range(1, min(4, len(data) - i) + 1):
@@ -71,15 +87,19 @@ def _utf8_length(data: bytes, i: int) -> int:
     return 0
 
 
-def cjk_bytes(symbols: list[int], groups: tuple[int, ...], characters: str = "") -> tuple[bytes, list[tuple[int, int]], list[int]]:
+def cjk_bytes(symbols: list[int], groups: tuple[int, ...], characters: str = "",
+              unknown: str | None = None) -> tuple[bytes, list[tuple[int, int]], list[int]]:
     """Decode base symbols with one prefix state for the whole sequence (groups: the remapped
-    ones, maybe none; characters: a chars alphabet's, after the byte-level symbols).
+    ones, maybe none; characters: a chars alphabet's, after the byte-level symbols, or after the
+    unknown symbol 0, which writes `unknown`, when that is given).
 
     Returns (bytes, errors, starts): each error is (offset in the bytes where a U+FFFD belongs,
     index of the offending symbol); starts[k] is the offset of symbol k's first byte.
     """
     ordered = sorted(groups)
     char_base = PREFIX_BASE + len(ordered) if ordered else H2_BASE
+    if unknown is not None:
+        char_base = 1
     characters = sorted(characters)
     out, errors, starts = bytearray(), [], []
     prefix, k = None, 0
@@ -88,10 +108,12 @@ def cjk_bytes(symbols: list[int], groups: tuple[int, ...], characters: str = "")
         if not 0 <= s < char_base + len(characters):
             raise ValueError(f"symbol {s} at {k} is outside the alphabet 0..{char_base + len(characters) - 1}")
         starts.append(len(out))
-        if s < H2_BASE:
-            out.append(s)
-        elif s >= char_base:
+        if s >= char_base:
             out += characters[s - char_base].encode()
+        elif unknown is not None:
+            out += unknown.encode()
+        elif s < H2_BASE:
+            out.append(s)
         elif s < H3_BASE:
             if k + 1 < len(symbols) and H3_BASE <= symbols[k + 1] < PREFIX_BASE and prefix is not None:
                 h2, h3 = s - H2_BASE, symbols[k + 1] - H3_BASE

@@ -16,6 +16,9 @@ its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
   then scores differently and the rounding chooses). With 32 the running sum is carried from
   piece to piece of one text, as sentencepiece's Viterbi runs over the whole text, and pieces
   are not cached.
+
+Over an alphabet with an unknown symbol, every encoder writes a run of unknown tokens as one, as
+sentencepiece does (`unknown_runs.py`).
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from tokfx.limits import MAX_WIDTH
 from tokfx.segmenters.bpe import merges_encoder
 from tokfx.segmenters.shortest_path import path_encoder
+from tokfx.segmenters.unknown_runs import joining_unknown_runs
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,10 @@ class Segmenter:
     build: Callable  # (tokens=, merges=, symbol_ids=, special_ids=, alphabet=, scaffold=, scores=, **params)
     needs_merges: bool = False
     needs_scores: bool = False
+
+    def __post_init__(self):
+        # Every encoder joins runs of the unknown token where the alphabet has one (unknown_runs.py).
+        object.__setattr__(self, "build", joining_unknown_runs(self.build))
 
 
 SEGMENTERS: dict[str, Segmenter] = {
