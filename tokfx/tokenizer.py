@@ -17,6 +17,8 @@ from tokfx.formats.gpt2 import read_gpt2_files
 from tokfx.formats.hf_json import read_hf_unigram
 from tokfx.formats.sentencepiece_model import read_sentencepiece_model
 from tokfx.formats.sentencepiece_tokenizer import tokenizer_args as sentencepiece_tokenizer_args
+from tokfx.formats.tekken import read_tekken
+from tokfx.formats.tiktoken_ranks import BYTE_PAIR_RULE, tiktoken_tokenizer_args
 from tokfx.formats.tokfx_json import ALGORITHMS, read_tokfx_json, save_tokenizer, tokenizer_from_dict
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
@@ -453,6 +455,45 @@ class Tokenizer:
             if isinstance(exc, TokenizerFileError):
                 raise
             raise TokenizerFileError(source, None, str(exc)) from None
+
+    @classmethod
+    def from_tiktoken(cls, path: str | os.PathLike, pattern: str,
+                      special_tokens: Mapping[str, int] | None = None) -> "Tokenizer":
+        """A tokenizer from a tiktoken rank file (`base64(token) rank` a line: cl100k_base.tiktoken,
+        o200k_base.tiktoken, Llama 3's original tokenizer.model), encoding exactly as
+        tiktoken.Encoding(pat_str=pattern's regex, mergeable_ranks=the file, special_tokens=...)
+        does, with its ids (token id = rank). `pattern`: a pattern name (cl100k, o200k, llama3,
+        gpt2, ...) or a regex; `special_tokens`: {text: id}, as tiktoken takes them.
+
+        tokfx's ids are dense: an id that neither the file nor a special token holds (cl100k's
+        100256) is a control token named `<|tokfx_unused_ID|>` (tokfx.formats.tiktoken_ranks),
+        never encoded and decoded as nothing, where tiktoken has no token. The merges are every
+        split of every token, segmented with tiktoken's byte-pair rule (bpe segmenter params
+        ignore_merges and rank_by_id). The file is untrusted input: a fault in it is one
+        TokenizerFileError naming the file and line."""
+        args = tiktoken_tokenizer_args(path, pattern, special_tokens)
+        try:
+            return cls(**args)
+        except ValueError as exc:  # what the file holds: the arguments were checked above
+            if isinstance(exc, TokenizerFileError):
+                raise
+            raise TokenizerFileError(str(path), None, str(exc)) from None
+
+    @classmethod
+    def from_tekken(cls, path: str | os.PathLike) -> "Tokenizer":
+        """A tokenizer from Mistral's tekken.json, encoding and decoding as mistral_common's
+        Tekkenizer does (its default: special tokens ignored on decode) with its ids: the special
+        tokens first, as control tokens, since Tekkenizer never encodes their text as them
+        (tokfx.formats.tekken). The file is untrusted input: a fault in it is one
+        TokenizerFileError naming the file and the field."""
+        found = read_tekken(path)
+        try:
+            return cls(found["tokens"], found["merges"], {}, found["pattern"], segmenter="bpe",
+                       segmenter_params=BYTE_PAIR_RULE, control_tokens=found["control_tokens"])
+        except ValueError as exc:
+            if isinstance(exc, TokenizerFileError):
+                raise
+            raise TokenizerFileError(str(path), None, str(exc)) from None
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],
