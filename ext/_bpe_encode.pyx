@@ -129,6 +129,8 @@ cdef class BPEEncoder:
             for token_id in (left, right, merged):
                 max_id = max(max_id, _checked_id(token_id))
             if rank_by_id:
+                if merged == NO_RANK:
+                    raise ValueError(f"with rank_by_id a merged id must be below {NO_RANK}, the rank of no merge")
                 rank = merged
             slot = self._rank_slot(pair_key(left, right))
             if slot.pair == EMPTY_PAIR:  # else the pair is listed twice and keeps its first rank

@@ -16,7 +16,7 @@ from __future__ import annotations
 import binascii
 import os
 import re
-from base64 import b64decode
+from base64 import b64decode, b64encode
 from collections.abc import Mapping
 
 from tokfx.formats.untrusted import TokenizerFileError, read_file_bytes, shown
@@ -72,6 +72,12 @@ def read_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
         ranks[token] = rank
         line_of_rank[rank] = number
     return ranks
+
+
+def write_tiktoken_ranks(path: str | os.PathLike, ranks: Mapping[bytes, int]) -> None:
+    """A rank file as tiktoken.load.dump_tiktoken_bpe writes one: by rank, `base64 rank` a line."""
+    with open(path, "wb") as f:
+        f.writelines(b64encode(token) + b" %d\n" % rank for token, rank in sorted(ranks.items(), key=lambda tr: tr[1]))
 
 
 def _shown_line(data: bytes) -> str:
