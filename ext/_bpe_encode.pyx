@@ -5,11 +5,20 @@ present, replacing its occurrences left to right without overlap.
 With a demolition table (Scaffold-BPE), each id the merges leave is then replaced by its
 demolition: one or more output ids.
 
+Two options make it tiktoken's byte-pair rule (tokfx.formats.tiktoken_ranks), each usable alone:
+whole tokens (Hugging Face's ignore_merges), a piece that is itself a token is that token, looked
+up only when the piece is not cached; and rank_by_id, a merge ranks by its merged token's id (a
+tiktoken rank), so that two splits of one token tie and the leftmost merges first, and merges
+apply one at a time (after each, the new pairs compete: with ranks that need not grow along the
+merges, as in an untrusted rank file, a new pair can outrank the rest of a round).
+
 Twin: tokfx.reference.bpe_encode (the tests run both on random merge tables and on GPT-2), its
 encode_piece_with_demolition for demolition.
 """
 cimport cython
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
@@ -72,9 +81,12 @@ cdef class BPEEncoder:
     cdef vector[int64_t] _demolition_start
     cdef vector[int32_t] _demolition_ids
     cdef vector[int32_t] _demolished
+    cdef bint _one_at_a_time  # rank_by_id: one merge per round, the leftmost of the lowest rank
+    # whole_tokens: {piece key: id} of the tokens a piece is emitted as whole, or None.
+    cdef dict _whole_tokens
 
     def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, char_ids=None,
-                 demolition=None, unknown_symbol=None):
+                 demolition=None, unknown_symbol=None, rank_by_id=False, whole_tokens=None):
         """symbol_ids: the token id of each base symbol of the alphabet (tokfx.alphabet): 256
         bytes; with cjk_prefix_ids (its remap) 512 + len(groups) symbols; with char_ids (a chars
         alphabet: code point -> symbol, -1 if not covered) its characters after those; with
@@ -83,7 +95,12 @@ cdef class BPEEncoder:
         demolition: optional (starts, ids), int64 and int32 buffers: for every id t the merges
         and symbol_ids use, the output holds ids[starts[t]:starts[t + 1]] in its place (never
         empty; one id for a base symbol). Pieces are cached after demolition, so a cached piece
-        costs the same with it or without."""
+        costs the same with it or without.
+
+        rank_by_id: a merge's rank is its merged id, not its place in `merges`, and merges apply
+        one at a time (tiktoken's rule). whole_tokens: {key: id}, a piece whose key is there is
+        that id, unmerged; the key is the piece's bytes for the byte alphabet, else its base
+        symbols as int32 bytes (array('i', symbols).tobytes())."""
         cdef RankSlot* slot
         cdef unsigned char one
         cdef int32_t symbol
@@ -110,9 +127,14 @@ cdef class BPEEncoder:
         while slots < 2 * len(merges):
             slots *= 2
         self._rank_slots.assign(slots, RankSlot(EMPTY_PAIR, NO_RANK, 0))
+        self._one_at_a_time = rank_by_id
         for rank, (left, right, merged) in enumerate(merges):
             for token_id in (left, right, merged):
                 max_id = max(max_id, _checked_id(token_id))
+            if rank_by_id:
+                if merged == NO_RANK:
+                    raise ValueError(f"with rank_by_id a merged id must be below {NO_RANK}, the rank of no merge")
+                rank = merged
             slot = self._rank_slot(pair_key(left, right))
             if slot.pair == EMPTY_PAIR:  # else the pair is listed twice and keeps its first rank
                 slot[0] = RankSlot(pair_key(left, right), rank, merged)
@@ -123,6 +145,10 @@ cdef class BPEEncoder:
         if self._demolish:
             starts, ids = demolition
             self._set_demolition(starts, ids, max_id)
+        if whole_tokens is not None:
+            self._whole_tokens = dict(whole_tokens)
+            for token_id in self._whole_tokens.values():
+                max_id = max(max_id, _checked_id(token_id))
         self._id_objects = id_objects(max_id)
 
     cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
@@ -187,15 +213,23 @@ cdef class BPEEncoder:
             if slot.piece_size != 0:
                 return cache_append_ids(&self._cache, slot, &self._out)
         self._symbols.clear()
+        cdef PyObject* whole = NULL
         if self._mapped:
             self._symbols.resize(size)  # map_symbols writes at most one symbol per byte
             self._symbols.resize(map_symbols(&self._map, piece, size, self._symbols.data()))
+            if self._whole_tokens is not None:
+                whole = PyDict_GetItem(self._whole_tokens, PyBytes_FromStringAndSize(
+                    <const char*>self._symbols.data(), 4 * self._symbols.size()))
             for i in range(<Py_ssize_t>self._symbols.size()):
                 self._symbols[i] = self._symbol_ids[self._symbols[i]]
         else:
+            if self._whole_tokens is not None:
+                whole = PyDict_GetItem(self._whole_tokens, PyBytes_FromStringAndSize(<const char*>piece, size))
             for i in range(size):
                 self._symbols.push_back(self._single_ids[piece[i]])
-        if <Py_ssize_t>self._symbols.size() <= SHORT_PIECE:
+        if whole != NULL:
+            self._symbols.assign(1, <int32_t><object>whole)
+        elif <Py_ssize_t>self._symbols.size() <= SHORT_PIECE:
             self._merge_in_rounds()
         else:
             self._merge_with_heap()
@@ -233,10 +267,11 @@ cdef class BPEEncoder:
         return slot.rank
 
     cdef int _merge_in_rounds(self) except -1:
-        """Each round finds the lowest rank among adjacent pairs and rewrites the symbols once;
-        only the pairs next to a merged symbol are looked up again."""
+        """Each round finds the lowest rank among adjacent pairs and rewrites the symbols once
+        (merging every occurrence, or with rank_by_id the leftmost); only the pairs next to a
+        merged symbol are looked up again."""
         cdef Py_ssize_t n = self._symbols.size(), i, write
-        cdef int32_t best = NO_RANK
+        cdef int32_t best = NO_RANK, taken
         cdef int32_t* symbols = self._symbols.data()
         self._pair_ranks.resize(n)
         self._pair_merged.resize(n)
@@ -250,10 +285,13 @@ cdef class BPEEncoder:
         while best != NO_RANK:
             write = 0
             i = 0
+            taken = best
             while i < n:
-                if i < n - 1 and ranks[i] == best:
+                if i < n - 1 and ranks[i] == taken:
                     symbols[write] = merged[i]
                     fresh[write] = True
+                    if self._one_at_a_time:
+                        taken = -1  # no rank: the rest of the round is copied
                     i += 2
                 else:
                     symbols[write] = symbols[i]
@@ -274,8 +312,9 @@ cdef class BPEEncoder:
     cdef int _merge_with_heap(self) except -1:
         """O(n log n): a linked list of symbols and a min-heap of (rank, position) of their pairs.
 
-        All heap entries of the lowest rank are taken as one batch and applied in position order,
-        which is exactly one round of _merge_in_rounds; entries made stale by earlier merges are
+        All heap entries of the lowest rank are taken as one batch (with rank_by_id only the
+        leftmost) and applied in position order, which is exactly one round of _merge_in_rounds;
+        entries made stale by earlier merges are
         recognised because the pair at their position no longer has their rank.
         """
         cdef Py_ssize_t n = self._symbols.size(), i
@@ -305,6 +344,8 @@ cdef class BPEEncoder:
             while not heap.empty() and (~heap.top()) >> 32 == rank:
                 batch.push_back(<int32_t>((~heap.top()) & 0xffffffff))
                 heap.pop()
+                if self._one_at_a_time:
+                    break
             for position in batch:
                 if symbols[position] < 0 or ranks[position] != <int32_t>rank:
                     continue
@@ -349,10 +390,12 @@ def _checked_id(token_id):
     return token_id
 
 
-def every_split_merges(tokens, merged_in_order):
+def every_split_merges(tokens, merged_in_order, max_merges=None):
     """Every split of each token of merged_in_order into two tokens, as (left id, right id,
     merged id), in that order, leftmost split first; None tokens are never parts, and of two
-    tokens with the same symbols the lower id is the part (tokfx.segmenters.bpe says why).
+    tokens with the same symbols the lower id is the part (tokfx.segmenters.bpe says why). A
+    ValueError past `max_merges` (a token of n symbols can split n - 1 ways: tokens `a`, `aa`,
+    `aaa`, ... of an untrusted file would make merges quadratic in their length).
 
     Each token is walked once through a trie of the tokens and once, backwards, through a
     trie of the reversed tokens: linear in its length (slicing out every prefix and suffix is
@@ -384,4 +427,6 @@ def every_split_merges(tokens, merged_in_order):
             left = trie_token(&prefixes, node)
             if left >= 0 and right_at[k] >= 0:
                 merges.append((left, right_at[k], merged))
+        if max_merges is not None and len(merges) > max_merges:
+            raise ValueError(f"the tokens split into more than {max_merges:,} pairs of tokens (merges)")
     return merges

@@ -19,6 +19,8 @@ from tokfx.formats.huggingface import HuggingFaceText, huggingface_tokenizer_arg
 from tokfx.formats.tokenizer_files import find_tokenizer_file
 from tokfx.formats.sentencepiece_model import read_sentencepiece_model
 from tokfx.formats.sentencepiece_tokenizer import tokenizer_args as sentencepiece_tokenizer_args
+from tokfx.formats.tekken import read_tekken
+from tokfx.formats.tiktoken_ranks import BYTE_PAIR_RULE, tiktoken_tokenizer_args
 from tokfx.formats.tokfx_json import ALGORITHMS, save_tokenizer, tokenizer_from_dict
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
@@ -449,7 +451,8 @@ class Tokenizer:
     def load(cls, path: str | os.PathLike) -> "Tokenizer":
         """Read a tokenizer file, or a directory holding one, of any kind tokfx reads, told from
         its content (tokfx.formats.tokenizer_files): tokfx.json, a Hugging Face tokenizer.json,
-        a sentencepiece .model. Untrusted input: a file beyond tokfx.limits or malformed in any
+        a sentencepiece .model, Mistral's tekken.json (a bare tiktoken rank file names no
+        pattern: from_tiktoken). Untrusted input: a file beyond tokfx.limits or malformed in any
         field raises one tokfx.TokenizerFileError naming the file and the field. `source` then
         says what was read ({"file", "format", "sha256"})."""
         found = find_tokenizer_file(path)
@@ -460,7 +463,7 @@ class Tokenizer:
         elif found.kind == "sentencepiece":
             tokenizer = cls.from_sentencepiece(found.path)
         else:
-            raise TokenizerFileError(str(found.path), None, f"a {found.kind} file: not read yet")
+            tokenizer = cls.from_tekken(found.path)
         tokenizer.source = found.provenance()
         return tokenizer
 
@@ -533,6 +536,37 @@ class Tokenizer:
         untrusted input: a fault in it is one TokenizerFileError naming the file and the field."""
         source = str(model_file)
         return cls._built(sentencepiece_tokenizer_args(read_sentencepiece_model(model_file), source), source)
+
+    @classmethod
+    def from_tiktoken(cls, path: str | os.PathLike, pattern: str,
+                      special_tokens: Mapping[str, int] | None = None) -> "Tokenizer":
+        """A tokenizer from a tiktoken rank file (`base64(token) rank` a line: cl100k_base.tiktoken,
+        o200k_base.tiktoken, Llama 3's original tokenizer.model), encoding exactly as
+        tiktoken.Encoding(pat_str=pattern's regex, mergeable_ranks=the file, special_tokens=...)
+        does, with its ids (token id = rank). `pattern`: a pattern name (cl100k, o200k, llama3,
+        gpt2, ...) or a regex; `special_tokens`: {text: id}, as tiktoken takes them.
+
+        tokfx's ids are dense: an id that neither the file nor a special token holds (cl100k's
+        100256) is a control token named `<|tokfx_unused_ID|>` (tokfx.formats.tiktoken_ranks),
+        never encoded and decoded as nothing, where tiktoken has no token. The merges are every
+        split of every token, segmented with tiktoken's byte-pair rule (bpe segmenter params
+        ignore_merges and rank_by_id). The file is untrusted input: a fault in it is one
+        TokenizerFileError naming the file and line."""
+        return cls._built(tiktoken_tokenizer_args(path, pattern, special_tokens), str(path))
+
+    @classmethod
+    def from_tekken(cls, path: str | os.PathLike) -> "Tokenizer":
+        """A tokenizer from Mistral's tekken.json, encoding and decoding as mistral_common's
+        Tekkenizer does (its default: special tokens ignored on decode) with its ids: the special
+        tokens first, as control tokens, since Tekkenizer never encodes their text as them
+        (tokfx.formats.tekken). The file is untrusted input: a fault in it is one
+        TokenizerFileError naming the file and the field. Its framing: BOS added, as Mistral's
+        models are trained (and their Hugging Face tokenizers do), EOS named."""
+        found = read_tekken(path)
+        return cls._built({"tokens": found["tokens"], "merges": found["merges"], "special_tokens": {},
+                           "pattern": found["pattern"], "segmenter": "bpe", "segmenter_params": BYTE_PAIR_RULE,
+                           "control_tokens": found["control_tokens"],
+                           "framing": Framing(found["bos"], found["eos"], found["bos"] is not None)}, str(path))
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],

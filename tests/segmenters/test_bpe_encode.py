@@ -133,3 +133,59 @@ def test_bad_tables_are_refused():
         BPEEncoder([], range(255))
     with pytest.raises(ValueError, match="token id"):
         BPEEncoder([(0, 1, -5)], range(256))
+
+
+# --- rank_by_id and whole tokens (tiktoken's byte-pair rule: tokfx.formats.tiktoken_ranks) ------
+
+@st.composite
+def tied_merge_tables(draw):
+    """(merges, byte_ids, whole tokens) whose merged ids repeat and come in any order, with any
+    byte or merged id as a part: with rank_by_id, pairs of one rank tie (the leftmost merges
+    first) and a pair a merge makes can outrank the rest of what would be one round."""
+    ids = [1000 + i for i in draw(st.permutations(range(256)))]
+    merged_pool = list(range(5000, 5012))
+    parts = st.sampled_from([ids[b] for b in ALPHABET[:3]] + merged_pool)
+    merges = draw(st.lists(st.tuples(parts, parts, st.sampled_from(merged_pool)), max_size=40))
+    whole = draw(st.dictionaries(st.lists(st.sampled_from(ALPHABET[:3]), min_size=2, max_size=8).map(bytes),
+                                 st.integers(6000, 6100), max_size=6))
+    return merges, ids, whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(tied_merge_tables(), st.one_of(pieces, st.lists(st.sampled_from(ALPHABET), min_size=61,
+                                                        max_size=200).map(bytes)),
+       st.booleans(), st.booleans())
+def test_rank_by_id_and_whole_tokens_match_reference(table, piece, rank_by_id, with_whole):
+    """Short pieces (rounds) and long ones (the heap), each option alone and both."""
+    merges, ids, whole = table
+    encoder = BPEEncoder(merges, ids, rank_by_id=rank_by_id, whole_tokens=whole if with_whole else None)
+    expected = encode_piece(piece, merges, ids, rank_by_id=rank_by_id,
+                            whole_tokens={tuple(k): v for k, v in whole.items()} if with_whole else None)
+    assert encoder.encode_piece(piece) == expected
+    assert encoder.encode_piece(piece) == expected  # from the cache
+
+
+def test_rank_by_id_merges_one_at_a_time():
+    """`abab` with ab (id 10) and aba (id 2): merging the first ab makes the pair (ab, a), which
+    outranks the second ab; merging both occurrences in one round would give [ab, ab]."""
+    ids = list(range(256))
+    a, b = ord("a"), ord("b")
+    merges = [(a, b, 300), (300, a, 299)]
+    assert BPEEncoder(merges, ids).encode_piece(b"abab") == [300, 300]
+    assert BPEEncoder(merges, ids, rank_by_id=True).encode_piece(b"abab") == [299, b]
+    assert encode_piece(b"abab", merges, ids, rank_by_id=True) == [299, b]
+
+
+def test_whole_tokens_with_a_remapped_alphabet():
+    """With cjk (symbols remapped), a piece is looked up by its symbols as int32 bytes."""
+    from tokfx.alphabet import Alphabet
+    from tokfx.reference.alphabet import cjk_symbols
+
+    alphabet = Alphabet("cjk", (0x39,))
+    piece = "中文字".encode("utf-8")
+    symbols = cjk_symbols(piece, (0x39,))
+    whole = {array("i", symbols).tobytes(): 9999}
+    encoder = BPEEncoder([], range(alphabet.size), whole_tokens=whole, **alphabet.symbol_map)
+    assert encoder.encode_piece(piece) == [9999]
+    assert encode_piece(piece, [], range(alphabet.size), (0x39,),
+                        whole_tokens={tuple(symbols): 9999}) == [9999]

@@ -59,6 +59,7 @@ def tokenizer_to_dict(tokenizer) -> dict:
         "tokfx_version": __version__,
         "algorithm": tokenizer.algorithm,
         "params": tokenizer.params,
+        "pattern": {"name": tokenizer.pretokenizer.pattern_name, "regex": tokenizer.pretokenizer.pattern_regex},
         "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
         "tokens": [None if i in special_ids or i in control_ids else list(token) for i, token in enumerate(tokens)],
@@ -66,14 +67,16 @@ def tokenizer_to_dict(tokenizer) -> dict:
     }
     # A Hugging Face tokenizer's text stages are its file's own (tokfx.formats.huggingface).
     if tokenizer.pipeline is not None:
+        del doc["pattern"]
         doc["huggingface"] = tokenizer.pipeline.spec
-    else:
-        doc["pattern"] = {"name": tokenizer.pretokenizer.pattern_name, "regex": tokenizer.pretokenizer.pattern_regex}
     if tokenizer.framing != Framing():
         doc["framing"] = asdict(tokenizer.framing)
-    # Written only when not the default, so files of BPE tokenizers keep their bytes and hash.
+    # Written only when not the default, so files of BPE tokenizers keep their bytes and hash (a
+    # bpe segmenter's params: those not at their default, so that adding one changes no file).
     if tokenizer.segmenter != "bpe":
         doc["segmenter"] = {"name": tokenizer.segmenter, "params": tokenizer.segmenter_params}
+    elif _changed_bpe_params(tokenizer):
+        doc["segmenter"] = {"name": "bpe", "params": _changed_bpe_params(tokenizer)}
     if tokenizer.scaffold is not None:
         doc["scaffold"] = tokenizer.scaffold.to_dict()
     if tokenizer.scores is not None:
@@ -84,6 +87,11 @@ def tokenizer_to_dict(tokenizer) -> dict:
             and tokenizer.normalizer != tokenizer.pretokenizer.implied_normalizer):
         doc["normalizer"] = _normalizer_dict(tokenizer.normalizer)
     return doc
+
+
+def _changed_bpe_params(tokenizer) -> dict:
+    defaults = SEGMENTERS["bpe"].defaults
+    return {key: value for key, value in tokenizer.segmenter_params.items() if value != defaults[key]}
 
 
 def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
@@ -279,7 +287,8 @@ def _read_segmenter(f: Fields, value: object) -> tuple[str, dict]:
     return name, params
 
 
-_SEGMENTER_PARAM_RANGE = {"max_width": (1, MAX_WIDTH), "seed": (0, 2**64 - 1)}
+_SEGMENTER_PARAM_RANGE = {"max_width": (1, MAX_WIDTH), "seed": (0, 2**64 - 1), "ignore_merges": (0, 1),
+                          "rank_by_id": (0, 1)}
 
 
 def _read_scaffold(f: Fields, value: object, alphabet: Alphabet) -> ScaffoldVocab:
@@ -338,6 +347,9 @@ def interop_refusal(tokenizer) -> str | None:
             return "a Hugging Face WordPiece model has no max_width, and tokens are wider than this one"
     elif tokenizer.segmenter != "bpe":
         return f"GPT-2 and Hugging Face files segment by BPE merges, not {tokenizer.segmenter}"
+    elif _changed_bpe_params(tokenizer):
+        return (f"the GPT-2 and Hugging Face files written here segment by ranked merges alone, not"
+                f" with {' and '.join(_changed_bpe_params(tokenizer))}")
     if tokenizer.scaffold is not None and tokenizer.scaffold.scaffold:
         return (f"GPT-2 and Hugging Face files cannot express the {len(tokenizer.scaffold.scaffold):,}"
                 " scaffold tokens (merged, then demolished into normal tokens)")

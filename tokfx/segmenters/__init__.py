@@ -4,7 +4,11 @@ The registry below names each segmenter, its parameters with their defaults, and
 its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
 
 - `bpe` (`bpe.py`): merges by rank; needs the merges (Scaffold-BPE's expanded ones, then
-  demolition, when the tokenizer has a scaffold vocabulary).
+  demolition, when the tokenizer has a scaffold vocabulary). Params (0 or 1, default 0):
+  `ignore_merges`, a pre-token that is itself a token is that token, unmerged (Hugging Face's
+  BPE option of that name); `rank_by_id`, a merge ranks by its merged token's id instead of its
+  place in the merges, and merges apply one at a time, the leftmost first (tiktoken's rule, with
+  ids that are tiktoken ranks: tokfx.formats.tiktoken_ranks).
 - `pathpiece-l`, `pathpiece-r`, `greedy` (`shortest_path.py`): run over any vocabulary. Params:
   `max_width` (longest token used, in base symbols; default 16, the PathPiece paper's L) and for
   `pathpiece-r` a `seed` (default 0; each pre-token draws from the seed and its own symbols, so
@@ -44,7 +48,7 @@ class Segmenter:
 
 
 SEGMENTERS: dict[str, Segmenter] = {
-    "bpe": Segmenter({}, merges_encoder, needs_merges=True),
+    "bpe": Segmenter({"ignore_merges": 0, "rank_by_id": 0}, merges_encoder, needs_merges=True),
     "pathpiece-l": Segmenter({"max_width": 16}, path_encoder("pathpiece-l")),
     "pathpiece-r": Segmenter({"max_width": 16, "seed": 0}, path_encoder("pathpiece-r")),
     "greedy": Segmenter({"max_width": 16}, path_encoder("greedy")),
@@ -70,6 +74,9 @@ def full_segmenter_params(name: str, params: Mapping | None) -> dict:
     for key, value in full.items():
         if not isinstance(value, int) or isinstance(value, bool):
             raise ValueError(f"segmenter {name!r}: {key} must be an integer, got {value!r}")
+    for flag in ("ignore_merges", "rank_by_id"):
+        if full.get(flag, 0) not in (0, 1):
+            raise ValueError(f"segmenter {name!r}: {flag} must be 0 or 1, got {full[flag]}")
     if full.get("float_bits", 64) not in (32, 64):
         raise ValueError(f"segmenter {name!r}: float_bits must be 32 or 64, got {full['float_bits']}")
     if not 1 <= full.get("max_width", 1) <= MAX_WIDTH:  # a C int in the segmenter; no token is wider

@@ -4,7 +4,8 @@ vocabulary that trainers and files share: tokens made by merges, merges spelled 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Collection, Sequence
 
 from tokfx._bpe_encode import BPEEncoder
 from tokfx._bpe_encode import every_split_merges as split_merges_core
@@ -12,13 +13,29 @@ from tokfx.alphabet import BYTES, Alphabet
 
 
 def merges_encoder(tokens: Sequence, merges: Sequence[tuple[int, int, int]], symbol_ids: Sequence[int],
-                   alphabet: Alphabet, scaffold=None, **_) -> BPEEncoder:
+                   alphabet: Alphabet, scaffold=None, special_ids: Collection[int] = (),
+                   ignore_merges: int = 0, rank_by_id: int = 0, **_) -> BPEEncoder:
     """The encoder of merges (left id, right id, merged id) in rank order; with a Scaffold-BPE
     `scaffold` (tokfx.segmenters.scaffold_bpe.ScaffoldVocab), its expanded merges, then the
-    demolition of its scaffold tokens."""
+    demolition of its scaffold tokens. `ignore_merges`, `rank_by_id`: tokfx.segmenters."""
     if scaffold is not None:
+        if ignore_merges or rank_by_id:
+            raise ValueError("a Scaffold-BPE vocabulary takes neither ignore_merges nor rank_by_id")
         return scaffold.encoder()
-    return BPEEncoder(merges, symbol_ids, **alphabet.symbol_map)
+    whole = whole_tokens(tokens, special_ids, alphabet) if ignore_merges else None
+    return BPEEncoder(merges, symbol_ids, rank_by_id=bool(rank_by_id), whole_tokens=whole,
+                      **alphabet.symbol_map)
+
+
+def whole_tokens(tokens: Sequence, special_ids: Collection[int], alphabet: Alphabet) -> dict[bytes, int]:
+    """{key: id} of the tokens of two or more symbols (not special or control) that a pre-token
+    is emitted as whole, keyed as BPEEncoder's whole_tokens: bytes, or for another alphabet the
+    symbols as int32 bytes; of two tokens with the same symbols the lower id."""
+    whole = {}
+    for token_id, token in enumerate(tokens):
+        if len(token) > 1 and token_id not in special_ids:
+            whole.setdefault(bytes(token) if alphabet.name == "bytes" else array("i", token).tobytes(), token_id)
+    return whole
 
 
 def token_bytes(merges: Sequence[tuple[int, int]], alphabet: Alphabet = BYTES) -> list:
@@ -30,15 +47,16 @@ def token_bytes(merges: Sequence[tuple[int, int]], alphabet: Alphabet = BYTES) -
     return vocab
 
 
-def every_split_merges(tokens: Sequence, merged_in_order: Sequence[int]) -> list[tuple[int, int, int]]:
+def every_split_merges(tokens: Sequence, merged_in_order: Sequence[int],
+                       max_merges: int | None = None) -> list[tuple[int, int, int]]:
     """sentencepiece's BPE encoding, as merges by rank: any two adjacent tokens whose
     concatenation is a token merge, the one that token was learned earliest (scored highest)
     first. So every split of a learned token into two tokens is a merge, ranked by the merged
     token's place in `merged_in_order`, its splits leftmost first. (Byte-level BPE merges only
     the pair it learned, which differs when a token's other split forms first.) A None token
-    (special, control) is never a part. Core: tokfx._bpe_encode.every_split_merges, in time
-    linear in the tokens' lengths."""
-    return split_merges_core(tokens, merged_in_order)
+    (special, control) is never a part; a ValueError past `max_merges`. Core:
+    tokfx._bpe_encode.every_split_merges, in time linear in the tokens' lengths."""
+    return split_merges_core(tokens, merged_in_order, max_merges)
 
 
 def merges_as_bytes(merges: Sequence[tuple[int, int]]) -> list[tuple[bytes, bytes]]:

@@ -1,0 +1,82 @@
+"""Bring your own tokenizer: single-thread encode throughput of a tokenizer file loaded into tokfx
+against the file's own library, side by side in one run.
+
+    PYTHONPATH=.:bench python bench/bench_byo.py [--sections tiktoken-ranks] [--corpora en_10M zh_5M] [--runs 3]
+
+MB/s are UTF-8 megabytes (2**20 bytes) per second, median of --runs runs of encode_ordinary over
+the whole corpus (one call each; tokfx's piece cache is warm after the first run, as in any long
+job); the ratio is tokfx's speed over the peer's. Every row first checks that both give the same
+ids. A section is a function (corpora, runs) -> rows, registered in SECTIONS: one per kind of file.
+"""
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tiktoken
+
+from corpora import load
+from tokfx import Tokenizer
+from tokfx.formats.gpt2 import read_gpt2_files
+from tokfx.formats.tiktoken_ranks import write_tiktoken_ranks
+from tokfx.pre_tokenizers.patterns import PATTERNS
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+CORPORA = ["en_10M", "zh_5M"]
+
+
+def median_seconds(run, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def side_by_side(label: str, ours, peer, corpora: dict[str, str], runs: int):
+    """Rows (label, corpus, MB, tokfx MB/s, peer MB/s, ratio) for two `text -> ids` callables."""
+    for corpus, text in corpora.items():
+        if ours(text) != list(peer(text)):
+            sys.exit(f"{label} {corpus}: tokfx and the peer give different ids")
+        megabytes = len(text.encode("utf-8")) / 2**20
+        ours_s, peer_s = median_seconds(lambda: ours(text), runs), median_seconds(lambda: peer(text), runs)
+        yield label, corpus, megabytes, megabytes / ours_s, megabytes / peer_s, peer_s / ours_s
+
+
+def tiktoken_ranks_section(corpora: dict[str, str], runs: int):
+    """A tiktoken rank file made of GPT-2's tokens (the fixtures), with three patterns: tokfx's
+    Tokenizer.from_tiktoken against tiktoken.Encoding over the same ranks."""
+    vocab, _ = read_gpt2_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    ranks = {token: i for i, token in vocab.items() if i != 50256}
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "gpt2.tiktoken"
+        write_tiktoken_ranks(path, ranks)
+        for pattern in ("gpt2", "cl100k", "llama3"):
+            ours = Tokenizer.from_tiktoken(path, pattern)
+            peer = tiktoken.Encoding(f"gpt2-{pattern}", pat_str=PATTERNS[pattern], mergeable_ranks=ranks,
+                                     special_tokens={})
+            yield from side_by_side(f"gpt2 ranks, {pattern}", ours.encode_ordinary, peer.encode_ordinary,
+                                    corpora, runs)
+
+
+SECTIONS = {"tiktoken-ranks": tiktoken_ranks_section}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", nargs="+", default=list(SECTIONS), choices=list(SECTIONS))
+    parser.add_argument("--corpora", nargs="+", default=CORPORA)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    corpora = {name: load(name) for name in args.corpora}
+    print(f"{'file':24} {'corpus':8} {'MB':>6} {'tokfx MB/s':>11} {'peer MB/s':>10} {'tokfx/peer':>11}")
+    for section in args.sections:
+        for label, corpus, megabytes, ours, peer, ratio in SECTIONS[section](corpora, args.runs):
+            print(f"{label:24} {corpus:8} {megabytes:6.1f} {ours:11.1f} {peer:10.1f} {ratio:11.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
