@@ -311,7 +311,7 @@ def tokenizer_args_of(doc: dict, source: str) -> dict:
         f.fail("model", "a BPE without a ByteLevel pre-tokenizer or byte_fallback maps characters outside"
                         " its vocabulary to its unknown token, which tokfx does not reproduce yet")
     merges = _merges(model.get("merges", []), vocab, f)
-    params = {"ignore_merges": 1} if model.get("ignore_merges") else {}
+    params = {"ignore_merges": int(model.get("ignore_merges", False))}
     return {"tokens": tokens, "merges": merges, "special_tokens": specials, "algorithm": "bpe",
             "params": {"vocab_size": len(tokens)}, "alphabet": alphabet, "segmenter": "bpe",
             "segmenter_params": params, "pipeline": text, "framing": text.framing}

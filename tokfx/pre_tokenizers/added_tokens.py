@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 import regex
 
+# Used with pos / endpos: `match(text, pos)` anchors at pos (\A would not), \Z at endpos.
 _WORD_BEFORE = regex.compile(r"\w\Z")
-_WORD_AFTER = regex.compile(r"\A\w")
+_WORD_AFTER = regex.compile(r"\w")
 _SPACE_BEFORE = regex.compile(r"\s*\Z")
-_SPACE_AFTER = regex.compile(r"\A\s*")
+_SPACE_AFTER = regex.compile(r"\s*")
 
 
 @dataclass(frozen=True)
