@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import ASSIGNED, corpus_text
 from tokfx.pre_tokenizers import sequence_piece_ends
-from tokfx.pre_tokenizers.patterns import DEEPSEEK_V3_SPLITS, ISOLATED_SPLITS, PATTERNS
+from tokfx.pre_tokenizers.patterns import DEEPSEEK_V3_SPLITS, ISOLATED_SPLITS, PATTERNS, pattern_for_isolated_split
 
 # The pre-tokenizers as the published files spell them (JSON, copied by hand from quotations of
 # the files in public code): DeepSeek V3's tokenizer.json, Qwen 2's tokenizer.json, Mistral's
@@ -70,6 +70,23 @@ texts = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.characters(codec="utf-
 @given(text=texts)
 def test_isolated_split_with_gaps_is_the_named_pattern(name, text):
     assert regex.findall(PATTERNS[name], text) == isolated_pieces(ISOLATED_SPLITS[name], text)
+
+
+@pytest.mark.parametrize("split_regex", sorted(set(PATTERNS.values()) | set(ISOLATED_SPLITS.values())))
+@settings(max_examples=100, deadline=None)
+@given(text=texts)
+def test_pattern_for_isolated_split(split_regex, text):
+    """The named pattern it gives for a Split's regex finds the Split's pieces, gaps included."""
+    name = pattern_for_isolated_split(split_regex)
+    assert name in PATTERNS
+    assert regex.findall(PATTERNS[name], text) == isolated_pieces(split_regex, text)
+
+
+def test_pattern_for_isolated_split_of_the_files():
+    assert [pattern_for_isolated_split(r) for r in split_regexes(DEEPSEEK_V3_PRE_TOKENIZER)] == list(DEEPSEEK_V3_SPLITS)
+    assert [pattern_for_isolated_split(r) for r in split_regexes(QWEN2_PRE_TOKENIZER)] == ["qwen2"]
+    assert pattern_for_isolated_split(r"\p{N}") == "digits"
+    assert pattern_for_isolated_split(r"\p{L}+") == r"\p{L}+"  # no named pattern: the regex itself
 
 
 @pytest.mark.parametrize("name", sorted(ISOLATED_SPLITS))

@@ -51,7 +51,7 @@ TEKKEN = "|".join(
 # Hugging Face's Split with behaviour Isolated: each match is a piece, and so is the text
 # between two matches (a gap). The Split regexes, as tokenizer.json spells them; the named
 # patterns below find the same pieces, gaps included (a covering form of R: R|(?:(?!R)[\s\S])+,
-# or a simpler equal one; tests/pre_tokenizers/test_isolated_splits.py proves each equal).
+# or a simpler equal one; tests/pre_tokenizers/test_hf_splits.py proves each equal).
 DIGITS_1_3_SPLIT = r"""\p{N}{1,3}"""
 CJK_RUNS_SPLIT = "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+"  # [一-龥\u3040-ゟ゠-ヿ]+: kana and most CJK ideographs
 # DeepSeek V3's third Split, as its tokenizer.json spells it (a JSON string that reads the same as
@@ -74,7 +74,8 @@ DEEPSEEK = DEEPSEEK_SPLIT + r"""|(?:[^\s\p{L}\p{M}\p{P}\p{S}](?![\p{L}\p{M}]))+"
 # char::is_numeric, \p{N}) alone, the text between them whole.
 DIGITS = r"""\p{N}|\P{N}+"""
 
-# The Split regex of each named pattern that is an Isolated Split with its gaps kept.
+# The Split regex of each named pattern that is an Isolated Split with its gaps kept
+# (pattern_for_isolated_split reads a Split in a tokenizer file back as its name).
 ISOLATED_SPLITS = {
     "digits-1-3": DIGITS_1_3_SPLIT,
     "cjk-runs": CJK_RUNS_SPLIT,
@@ -138,3 +139,12 @@ def pattern_for_regex(regex: str) -> str:
     """The name of the named pattern whose regex is exactly `regex` (so that a tokenizer file
     spelling a known pattern runs in the native splitter), else `regex` itself."""
     return next((name for name, source in PATTERNS.items() if source == regex), regex)
+
+
+def pattern_for_isolated_split(regex: str) -> str:
+    """The name of the named pattern whose pieces are those of a Hugging Face Split of `regex`
+    with behaviour Isolated (the text between matches kept): one of ISOLATED_SPLITS, or one whose
+    regex is exactly `regex` (every named pattern's matches cover any text, so that Split keeps
+    no gaps); else `regex` itself."""
+    name = next((name for name, split in ISOLATED_SPLITS.items() if split == regex), None)
+    return name if name is not None else pattern_for_regex(regex)
