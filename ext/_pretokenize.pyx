@@ -32,6 +32,10 @@ cdef enum:
     SPACE = 4          # \s
     O200K_UPPER = 8    # [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]: may start an o200k word
     O200K_LOWER = 16   # [\p{Ll}\p{Lm}\p{Lo}\p{M}]: may continue an o200k word
+    PUNCT_SYMBOL = 32  # [\p{P}\p{S}]: DeepSeek's punctuation
+    CJK = 64           # [\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]: DeepSeek's CJK runs
+    LETTER_OR_MARK = 128  # [\p{L}\p{M}]: DeepSeek's words (a bit of its own, so that run_end
+                          # can follow a run of either)
     OTHER_MASK = LETTER | NUMBER | SPACE  # none of these: [^\s\p{L}\p{N}]
 
 cdef enum:
@@ -39,8 +43,8 @@ cdef enum:
     BLOCK_BITS = 8
     BLOCK_SIZE = 256
 
-_CLASS_SOURCES = (
-    (LETTER, r"\p{L}"),
+_CLASS_SOURCES = (  # (bits, the class holding the code points that have them)
+    (LETTER | LETTER_OR_MARK, r"\p{L}"),
     (NUMBER, r"\p{N}"),
     (SPACE, r"\s"),
     (O200K_UPPER, r"\p{Lu}"),
@@ -48,8 +52,12 @@ _CLASS_SOURCES = (
     (O200K_LOWER, r"\p{Ll}"),
     (O200K_UPPER | O200K_LOWER, r"\p{Lm}"),
     (O200K_UPPER | O200K_LOWER, r"\p{Lo}"),
-    (O200K_UPPER | O200K_LOWER, r"\p{M}"),
+    (O200K_UPPER | O200K_LOWER | LETTER_OR_MARK, r"\p{M}"),
+    (PUNCT_SYMBOL, r"\p{P}"),  # two passes take less time than one over [\p{P}\p{S}]
+    (PUNCT_SYMBOL, r"\p{S}"),
 )
+# CJK is code point ranges, not a Unicode property: set directly (regex's pass would take longer).
+_CJK_RANGES = ((0x4E00, 0x9FA5), (0x3040, 0x309F), (0x30A0, 0x30FF))
 _CONTRACTION_LETTERS = "sdmtlvre"
 
 cdef uint16_t BLOCK_OF[CODE_POINTS >> BLOCK_BITS]
@@ -81,6 +89,9 @@ def _build_class_table():
             start, end = match.span()
             for i in range(start, end):
                 classes[code_point_at_index(i)] |= bits
+    for start, end in _CJK_RANGES:
+        for i in range(start, end + 1):
+            classes[i] |= CJK
     for letter in _CONTRACTION_LETTERS:
         bits = ord(letter) << 8
         for match in regex.finditer("(?i:" + letter + ")", every):
@@ -162,11 +173,12 @@ cdef inline Py_ssize_t run_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     return i
 
 
-cdef inline Py_ssize_t numbers_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
-    """End of \\p{N}{1,3} from i, a number character."""
+cdef inline Py_ssize_t numbers_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i,
+                                   int most) noexcept nogil:
+    """End of \\p{N}{1,most} from i, a number character."""
     cdef Char c
     cdef int taken = 0
-    while i < n and taken < 3:
+    while i < n and taken < most:
         c = char_at(s, n, i)
         if not (c.classes & NUMBER):
             break
@@ -177,6 +189,13 @@ cdef inline Py_ssize_t numbers_end(const unsigned char* s, Py_ssize_t n, Py_ssiz
 
 cdef inline bint is_newline(unsigned char byte) noexcept nogil:
     return byte == b'\r' or byte == b'\n'
+
+
+cdef inline Py_ssize_t newlines_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """End of [\\r\\n]* from i."""
+    while i < n and is_newline(s[i]):
+        i += 1
+    return i
 
 
 ctypedef struct WhitespaceRun:
@@ -209,6 +228,16 @@ cdef inline Py_ssize_t shorter_whitespace_end(WhitespaceRun run, Py_ssize_t p, P
     if run.end == n or run.last_start == p:
         return run.end
     return run.last_start
+
+
+cdef inline Py_ssize_t newline_whitespace_end(const unsigned char* s, Py_ssize_t n,
+                                              Py_ssize_t p) noexcept nogil:
+    """`\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+` from p, a whitespace character: the first backtracks to the
+    run's last newline, even at the end of text; without one, the shorter run."""
+    cdef WhitespaceRun run = whitespace_run(s, n, p)
+    if run.newline_end >= 0:
+        return run.newline_end
+    return shorter_whitespace_end(run, p, n)
 
 
 cdef inline unsigned char contraction_letter(Char c) noexcept nogil:
@@ -275,19 +304,26 @@ cdef Py_ssize_t gpt2_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     return shorter_whitespace_end(whitespace_run(s, n, p), p, n)
 
 
-cdef inline Py_ssize_t others_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, Char c) noexcept nogil:
-    """End of ` ?[^\\s\\p{L}\\p{N}]+` from p, or -1."""
-    if not (c.classes & OTHER_MASK):
-        return run_end(s, n, c.end, OTHER_MASK, 0)
-    if s[p] == b' ' and c.end < n and not (char_at(s, n, c.end).classes & OTHER_MASK):
-        return run_end(s, n, c.end, OTHER_MASK, 0)
+cdef inline Py_ssize_t spaced_run_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, Char c,
+                                      uint16_t mask, uint16_t wanted) noexcept nogil:
+    """End of ` ?[class]+` from p, or -1, where the class is the characters whose
+    classes & mask == wanted (U+0020 not among them)."""
+    if (c.classes & mask) == wanted:
+        return run_end(s, n, c.end, mask, wanted)
+    if s[p] == b' ' and c.end < n and (char_at(s, n, c.end).classes & mask) == wanted:
+        return run_end(s, n, c.end, mask, wanted)
     return -1
 
 
+cdef inline Py_ssize_t others_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p, Char c) noexcept nogil:
+    """End of ` ?[^\\s\\p{L}\\p{N}]+` from p, or -1."""
+    return spaced_run_end(s, n, p, c, OTHER_MASK, 0)
+
+
 cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p,
-                                       Char c) noexcept nogil:
-    """The alternatives cl100k and llama3 share before their whitespace ones, or -1:
-    contractions | [^\\r\\n\\p{L}\\p{N}]?\\p{L}+ | \\p{N}{1,3} | ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*
+                                       Char c, int most_digits) noexcept nogil:
+    """The alternatives cl100k, llama3 and qwen2 share before their whitespace ones, or -1:
+    contractions | [^\\r\\n\\p{L}\\p{N}]?\\p{L}+ | \\p{N}{1,most_digits} | ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*
     (their possessive quantifiers never change the outcome: nothing after them could
     match what backtracking would give back)."""
     cdef Py_ssize_t end = contraction_end(s, n, p)
@@ -301,19 +337,16 @@ cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_
         if next_char.classes & LETTER:  # one non-letter, non-number prefix character
             return run_end(s, n, next_char.end, LETTER, LETTER)
     if c.classes & NUMBER:
-        return numbers_end(s, n, p)
+        return numbers_end(s, n, p, most_digits)
     end = others_end(s, n, p, c)
-    if end >= 0:
-        while end < n and is_newline(s[end]):
-            end += 1
-    return end
+    return newlines_end(s, n, end) if end >= 0 else -1
 
 
 cdef Py_ssize_t cl100k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     # '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
     # |\s++$|\s*[\r\n]|\s+(?!\S)|\s
     cdef Char c = char_at(s, n, p)
-    cdef Py_ssize_t end = cl100k_word_end(s, n, p, c)
+    cdef Py_ssize_t end = cl100k_word_end(s, n, p, c, 3)
     cdef WhitespaceRun run
     if end >= 0:
         return end
@@ -325,18 +358,22 @@ cdef Py_ssize_t cl100k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_
     return shorter_whitespace_end(run, p, n)
 
 
+cdef inline Py_ssize_t llama3_like_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p,
+                                             int most_digits) noexcept nogil:
+    cdef Char c = char_at(s, n, p)
+    cdef Py_ssize_t end = cl100k_word_end(s, n, p, c, most_digits)
+    return end if end >= 0 else newline_whitespace_end(s, n, p)
+
+
 cdef Py_ssize_t llama3_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     # (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*
     # |\s*[\r\n]+|\s+(?!\S)|\s+
-    cdef Char c = char_at(s, n, p)
-    cdef Py_ssize_t end = cl100k_word_end(s, n, p, c)
-    cdef WhitespaceRun run
-    if end >= 0:
-        return end
-    run = whitespace_run(s, n, p)
-    if run.newline_end >= 0:  # \s*[\r\n]+ backtracks to the run's last newline, even at the end
-        return run.newline_end
-    return shorter_whitespace_end(run, p, n)
+    return llama3_like_piece_end(s, n, p, 3)
+
+
+cdef Py_ssize_t qwen2_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # Llama 3's with \p{N} for \p{N}{1,3}
+    return llama3_like_piece_end(s, n, p, 1)
 
 
 cdef inline Py_ssize_t with_contraction(const unsigned char* s, Py_ssize_t n, Py_ssize_t end) noexcept nogil:
@@ -344,7 +381,14 @@ cdef inline Py_ssize_t with_contraction(const unsigned char* s, Py_ssize_t n, Py
     return contracted if contracted >= 0 else end
 
 
-cdef inline Py_ssize_t o200k_lower_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+cdef inline Py_ssize_t o200k_suffix_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t end,
+                                        bint contractions) noexcept nogil:
+    """A word's end, after its `(?i:'s|...)?` suffix where the pattern has one (o200k, not tekken)."""
+    return with_contraction(s, n, end) if contractions else end
+
+
+cdef inline Py_ssize_t o200k_lower_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i,
+                                            bint contractions) noexcept nogil:
     """`[upper]*[lower]+(?i:'s|...)?` from i, or -1. The greedy [upper]* gives back characters
     until [lower]+ can start: right after the run if a lower-only character (Ll) follows it,
     else at the run's last character that is both upper and lower (Lm, Lo, M)."""
@@ -358,18 +402,50 @@ cdef inline Py_ssize_t o200k_lower_word_end(const unsigned char* s, Py_ssize_t n
             last_both = i
         i = c.end
     if i < n and char_at(s, n, i).classes & O200K_LOWER:
-        return with_contraction(s, n, run_end(s, n, i, O200K_LOWER, O200K_LOWER))
+        return o200k_suffix_end(s, n, run_end(s, n, i, O200K_LOWER, O200K_LOWER), contractions)
     if last_both >= 0:
-        return with_contraction(s, n, run_end(s, n, last_both, O200K_LOWER, O200K_LOWER))
+        return o200k_suffix_end(s, n, run_end(s, n, last_both, O200K_LOWER, O200K_LOWER), contractions)
     return -1
 
 
-cdef inline Py_ssize_t o200k_upper_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+cdef inline Py_ssize_t o200k_upper_word_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i,
+                                            bint contractions) noexcept nogil:
     """`[upper]+[lower]*(?i:'s|...)?` from i, or -1."""
     cdef Py_ssize_t upper_end = run_end(s, n, i, O200K_UPPER, O200K_UPPER)
     if upper_end == i:
         return -1
-    return with_contraction(s, n, run_end(s, n, upper_end, O200K_LOWER, O200K_LOWER))
+    return o200k_suffix_end(s, n, run_end(s, n, upper_end, O200K_LOWER, O200K_LOWER), contractions)
+
+
+cdef inline Py_ssize_t o200k_like_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p,
+                                            bint contractions, int most_digits) noexcept nogil:
+    cdef Char c = char_at(s, n, p)
+    cdef bint has_prefix = not (c.classes & (LETTER | NUMBER)) and not is_newline(s[p])
+    cdef Py_ssize_t end
+    # Each word alternative first tries with the optional prefix character taken, then
+    # without it (which can only succeed when that character is a mark, M).
+    if has_prefix:
+        end = o200k_lower_word_end(s, n, c.end, contractions)
+        if end < 0:
+            end = o200k_lower_word_end(s, n, p, contractions)
+        if end < 0:
+            end = o200k_upper_word_end(s, n, c.end, contractions)
+        if end < 0:
+            end = o200k_upper_word_end(s, n, p, contractions)
+    else:
+        end = o200k_lower_word_end(s, n, p, contractions)
+        if end < 0:
+            end = o200k_upper_word_end(s, n, p, contractions)
+    if end >= 0:
+        return end
+    if c.classes & NUMBER:
+        return numbers_end(s, n, p, most_digits)
+    end = others_end(s, n, p, c)
+    if end >= 0:
+        while end < n and (is_newline(s[end]) or s[end] == b'/'):
+            end += 1
+        return end
+    return newline_whitespace_end(s, n, p)
 
 
 cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
@@ -377,37 +453,88 @@ cdef Py_ssize_t o200k_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t
     # |[^\r\n\p{L}\p{N}]?[upper]+[lower]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
     # |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
     # with upper = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], lower = [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+    return o200k_like_piece_end(s, n, p, True, 3)
+
+
+cdef Py_ssize_t tekken_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # o200k's without the contraction suffixes, with \p{N} for \p{N}{1,3}
+    return o200k_like_piece_end(s, n, p, False, 1)
+
+
+# Hugging Face's Isolated Splits, the text between matches kept as pieces (patterns.py).
+
+cdef inline bint is_ascii_letter(unsigned char byte) noexcept nogil:
+    return b'a' <= (byte | 0x20) <= b'z'
+
+
+cdef inline bint is_ascii_punctuation(unsigned char byte) noexcept nogil:
+    """[!"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~]: every printable ASCII character but
+    letters, digits and the space."""
+    return (0x21 <= byte <= 0x2F or 0x3A <= byte <= 0x40 or 0x5B <= byte <= 0x60
+            or 0x7B <= byte <= 0x7E)
+
+
+cdef inline Py_ssize_t deepseek_gap_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """End of `(?:[^\\s\\p{L}\\p{M}\\p{P}\\p{S}](?![\\p{L}\\p{M}]))+` from i: the characters
+    where DeepSeek's Split finds no match (one before [\\p{L}\\p{M}] starts a word)."""
+    cdef Char c
+    while i < n:
+        c = char_at(s, n, i)
+        if c.classes & (SPACE | LETTER_OR_MARK | PUNCT_SYMBOL):
+            break
+        if c.end < n and char_at(s, n, c.end).classes & LETTER_OR_MARK:
+            break
+        i = c.end
+    return i
+
+
+cdef Py_ssize_t deepseek_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+    # | ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+    # |(?:[^\s\p{L}\p{M}\p{P}\p{S}](?![\p{L}\p{M}]))+      (the gaps)
     cdef Char c = char_at(s, n, p)
-    cdef bint has_prefix = not (c.classes & (LETTER | NUMBER)) and not is_newline(s[p])
     cdef Py_ssize_t end
-    cdef WhitespaceRun run
-    # Each word alternative first tries with the optional prefix character taken, then
-    # without it (which can only succeed when that character is a mark, M).
-    if has_prefix:
-        end = o200k_lower_word_end(s, n, c.end)
-        if end < 0:
-            end = o200k_lower_word_end(s, n, p)
-        if end < 0:
-            end = o200k_upper_word_end(s, n, c.end)
-        if end < 0:
-            end = o200k_upper_word_end(s, n, p)
-    else:
-        end = o200k_lower_word_end(s, n, p)
-        if end < 0:
-            end = o200k_upper_word_end(s, n, p)
-    if end >= 0:
-        return end
-    if c.classes & NUMBER:
-        return numbers_end(s, n, p)
-    end = others_end(s, n, p, c)
-    if end >= 0:
-        while end < n and (is_newline(s[end]) or s[end] == b'/'):
+    if p + 1 < n and is_ascii_punctuation(s[p]) and is_ascii_letter(s[p + 1]):
+        end = p + 2
+        while end < n and is_ascii_letter(s[end]):
             end += 1
         return end
-    run = whitespace_run(s, n, p)
-    if run.newline_end >= 0:  # \s*[\r\n]+ backtracks to the run's last newline
-        return run.newline_end
-    return shorter_whitespace_end(run, p, n)
+    # An [\p{L}\p{M}] run, with a prefix character or without: a mark may be either (not
+    # \p{L}, \p{P}, \p{S}), and either way the run from it is the same.
+    if c.classes & LETTER_OR_MARK:
+        return run_end(s, n, c.end, LETTER_OR_MARK, LETTER_OR_MARK)
+    if (c.end < n and not (c.classes & PUNCT_SYMBOL) and not is_newline(s[p])
+            and char_at(s, n, c.end).classes & LETTER_OR_MARK):
+        return run_end(s, n, c.end, LETTER_OR_MARK, LETTER_OR_MARK)
+    end = spaced_run_end(s, n, p, c, PUNCT_SYMBOL, PUNCT_SYMBOL)
+    if end >= 0:
+        return newlines_end(s, n, end)
+    if c.classes & SPACE:
+        return newline_whitespace_end(s, n, p)
+    return deepseek_gap_end(s, n, p)
+
+
+cdef Py_ssize_t digits_1_3_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # \p{N}{1,3}|\P{N}+
+    cdef Char c = char_at(s, n, p)
+    if c.classes & NUMBER:
+        return numbers_end(s, n, p, 3)
+    return run_end(s, n, c.end, NUMBER, 0)
+
+
+cdef Py_ssize_t digits_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # \p{N}|\P{N}+
+    cdef Char c = char_at(s, n, p)
+    if c.classes & NUMBER:
+        return c.end
+    return run_end(s, n, c.end, NUMBER, 0)
+
+
+cdef Py_ssize_t cjk_runs_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
+    # [\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+|[^\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+:
+    # the run of characters on the same side of the class as the first
+    cdef Char c = char_at(s, n, p)
+    return run_end(s, n, c.end, CJK, c.classes & CJK)
 
 
 # The PathPiece paper's variants.
@@ -518,7 +645,7 @@ cdef Py_ssize_t none_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
 # ---------------------------------------------------------------------------------------------
 # Public API
 
-cdef PieceEnd MATCHERS[11]
+cdef PieceEnd MATCHERS[17]
 MATCHERS[0] = gpt2_piece_end
 MATCHERS[1] = cl100k_piece_end
 MATCHERS[2] = llama3_piece_end
@@ -530,9 +657,16 @@ MATCHERS[7] = digit_piece_end
 MATCHERS[8] = space_digit_piece_end
 MATCHERS[9] = none_piece_end
 MATCHERS[10] = sentencepiece_piece_end
+MATCHERS[11] = qwen2_piece_end
+MATCHERS[12] = tekken_piece_end
+MATCHERS[13] = digits_1_3_piece_end
+MATCHERS[14] = cjk_runs_piece_end
+MATCHERS[15] = deepseek_piece_end
+MATCHERS[16] = digits_piece_end
 _MATCHER_OF_PATTERN = {"gpt2": 0, "cl100k": 1, "gpt4": 1, "llama3": 2, "o200k": 3, "firstspace": 4,
                        "firstspace-digit": 5, "space": 6, "digit": 7, "space-digit": 8, "none": 9,
-                       "sentencepiece": 10}
+                       "sentencepiece": 10, "qwen2": 11, "tekken": 12, "digits-1-3": 13,
+                       "cjk-runs": 14, "deepseek": 15, "digits": 16}
 FAST_PATTERNS = frozenset(_MATCHER_OF_PATTERN)
 
 

@@ -60,6 +60,10 @@ EDGE_CASES = [
     "...\n/\n", "a/\n/b", "!!\r\n", " !!", " ,\n", "a\x0b\x0cb", "\x85a", "\xa0a", "a\u2028\u2029",
     "\x1c\x1d\x1e\x1f", "\x00a",
     "\u2581", "\u2581\u2581a\u2581b\u2581\u2581", "a\u2581", "\u2581\u2581", "a\u2581\u2581 \u2581中",  # sentencepiece's space
+    # DeepSeek's Split: ASCII punctuation before ASCII letters, a prefix before letters and marks,
+    # other punctuation and symbols, the gaps it leaves; the ends of its CJK range.
+    "!abc", "!!abc", "'été", "-Ab1", "~z", "1a", "1\u0301", "\x00a", "\x00\x00a", "\u200b\u200b",
+    "a\x00\u0301", "$x", "。。\n\n", " 。a", "€€ \n", "一\u9fa5\u9fa6", "\u3040\u309f゠ヿ\u3100",
 ]
 
 
@@ -98,6 +102,19 @@ def test_every_short_string(name):
         assert_same_pieces(name, "".join(characters))
 
 
+# The kinds DeepSeek's Split and the Isolated Splits tell apart, besides: ASCII punctuation and
+# symbols, others, characters that no alternative of DeepSeek's Split matches (a control, a
+# format character), the ends of its CJK range.
+SPLIT_KINDS = ["a", "Z", "é", "\u0301", "!", "$", "-", "。", "€", "1", "٣", " ", "\n", "\r", "\x00",
+               "\u200b", "中", "\u9fa6", "ヿ", "\u3100", "'", "s"]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_every_short_string_of_the_split_kinds(name):
+    for characters in itertools.product(SPLIT_KINDS, repeat=3):
+        assert_same_pieces(name, "".join(characters))
+
+
 FRAGMENTS = [
     " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\xa0", "\u1680", "\u2003",
     "\u2028", "\u2029", "\u202f", "\u3000", "'", "'s", "'S", "'t", "'T", "'ll", "'LL", "'Ll",
@@ -105,6 +122,7 @@ FRAGMENTS = [
     "a", "b", "s", "l", "e", "t", "Hello", "WORLD", "0", "7", "42", "2024", "\u0301", "\u0308",
     "é", "ß", "Æ", "ǅ", "ʰ", "中", "文", "가", "힣", "カ", "ひ", "ー", "😀", "🇺🇸", "𝐀", "𝐜", "٣",
     "Ⅻ", "½", "²", "\u200b", "\u200d", "\ufeff", "\x00", "\x1f",
+    "!ab", "-Z", "$", "。", "€", "ヿ", "\u9fa6",  # DeepSeek's Split, the ends of its CJK range
 ]
 
 fuzzed_text = st.lists(

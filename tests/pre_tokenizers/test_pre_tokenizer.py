@@ -2,6 +2,8 @@ from collections import Counter
 
 import pytest
 import regex
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from tokfx import count_pretokens
 from tokfx.pre_tokenizers.patterns import GPT2, PATTERNS
@@ -71,3 +73,36 @@ def test_safe_cut_keeps_the_pieces(text):
     assert 0 <= cut <= len(text)
     if cut:
         assert pre.pieces(text[:cut]) + pre.pieces(text[cut:]) == pre.pieces(text)
+
+
+# Texts where whitespace pieces end early (\s+(?!\S)) or absorb newlines, before numbers, marks,
+# punctuation, letters and characters of no class the patterns name.
+cut_texts = st.lists(st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\u3000", "a", "Ab", "é", "\u0301",
+                                      "0", "123", "٣", "!", "'s", ".", "/", "$", "。", "中文", "ひ",
+                                      "\x00", "\u200b", "\u2581"]), max_size=14).map("".join)
+# Each chunk of sentencepiece's pattern gets a space in front from its normalizer, so no cut keeps
+# its pieces (Tokenizer.encode_iterable refuses a tokenizer with a normalizer).
+CUT_PATTERNS = sorted(PATTERNS.keys() - {"sentencepiece"})
+
+
+def assert_cut_keeps_the_pieces(pre: PreTokenizer, text: str, cut: int) -> None:
+    assert 0 <= cut <= len(text)
+    assert pre.pieces(text[:cut]) + pre.pieces(text[cut:]) == pre.pieces(text)
+
+
+@pytest.mark.parametrize("name", CUT_PATTERNS)
+@settings(max_examples=200, deadline=None)
+@given(text=cut_texts)
+def test_safe_cut_keeps_the_pieces_of_every_pattern(name, text):
+    pre = PreTokenizer(name)
+    assert_cut_keeps_the_pieces(pre, text, pre.safe_cut(text))
+
+
+@pytest.mark.parametrize("name", CUT_PATTERNS)
+@settings(max_examples=200, deadline=None)
+@given(text=cut_texts)
+@example(text="  0 ")  # " ", " ", "0", " " under llama3, but "  " alone is one piece
+@example(text="x \t 1 a")
+def test_forced_safe_cut_keeps_the_pieces_of_every_pattern(name, text):
+    pre = PreTokenizer(name)
+    assert_cut_keeps_the_pieces(pre, text, pre.safe_cut(text, force=True))

@@ -19,9 +19,14 @@ _BLOCK = 1 << 16
 _NOT_SPACE = regex.compile(r"\S")
 
 
+def is_not_space(char: str) -> bool:
+    """Whether `char` (one character, or "" for none) is there and not whitespace (\\S)."""
+    return bool(char and _NOT_SPACE.match(char))
+
+
 def is_safe_newline(before: str, after: str) -> bool:
     """Whether text may be cut after a newline between the characters `before` and `after`."""
-    return bool(before and after and _NOT_SPACE.match(before) and _NOT_SPACE.match(after))
+    return is_not_space(before) and is_not_space(after)
 
 
 def _newline_cut(window: bytes, start: int, offset: int) -> int:

@@ -16,7 +16,7 @@ import regex
 from tokfx._pretokenize import FAST_PATTERNS
 from tokfx._pretokenize import piece_ends as native_piece_ends
 from tokfx._pretokenize import split as native_split
-from tokfx.pre_tokenizers.boundaries import is_safe_newline
+from tokfx.pre_tokenizers.boundaries import is_not_space, is_safe_newline
 from tokfx.normalizers import named_normalizer
 from tokfx.pre_tokenizers.patterns import NO_NEWLINE_SPLIT, NORMALIZED, PATTERNS
 from tokfx.pre_tokenizers.user_pattern import checked_user_pattern
@@ -85,9 +85,9 @@ class PreTokenizer:
 
         The last newline between two non-space characters (unless the pattern keeps newlines
         inside pieces: `NO_NEWLINE_SPLIT`), else the start of the last special token; 0 if there
-        is none. With `force`, when there is none, the start of the last two
-        pieces of the last ordinary chunk (exact for the built-in patterns, whose lookahead
-        reaches one character).
+        is none. With `force`, when there is none, in the last ordinary chunk, the latest end of a
+        piece before its last two that ends in a non-space character (exact for the built-in
+        patterns: a piece that ends in one never looked past it, nor did those before it).
         """
         chunks = list(self.specials.split(text))
         offset = len(text)
@@ -102,9 +102,13 @@ class PreTokenizer:
                 pos = chunk.rfind("\n", 0, pos)
             if force:
                 data = chunk.encode("utf-8")
-                ends = self.piece_ends(data)
-                if len(ends) >= 3:
-                    return offset + len(data[:ends[-3]].decode("utf-8"))
+                # Before the last two pieces, after a piece that ends in a non-space character:
+                # no piece up to there looked past it. A whitespace piece may have: "  0 " is
+                # " ", " ", "0", " " under llama3, as \s+(?!\S) saw the "0", but "  " alone is
+                # one piece.
+                for end in reversed(self.piece_ends(data)[:-2]):
+                    if is_not_space(data[max(0, end - 4):end].decode("utf-8", "ignore")[-1:]):
+                        return offset + len(data[:end].decode("utf-8"))
                 force = False
         return 0
 
