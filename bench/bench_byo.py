@@ -1,13 +1,23 @@
 """Bring your own tokenizer: single-thread encode throughput of a tokenizer file loaded into tokfx
 against the file's own library, side by side in one run.
 
-    PYTHONPATH=.:bench python bench/bench_byo.py [--sections tiktoken-ranks] [--corpora en_10M zh_5M] [--runs 3]
+    PYTHONPATH=.:bench:tests python bench/bench_byo.py [--sections tiktoken-ranks huggingface sentencepiece]
+        [--corpora en_10M zh_5M] [--runs 3]
 
-MB/s are UTF-8 megabytes (2**20 bytes) per second, median of --runs runs of encode_ordinary over
-the whole corpus (one call each; tokfx's piece cache is warm after the first run, as in any long
-job); the ratio is tokfx's speed over the peer's. Every row first checks that both give the same
-ids. A section is a function (corpora, runs) -> rows, registered in SECTIONS: one per kind of file.
+MB/s are UTF-8 megabytes (2**20 bytes) per second, median of --runs runs; the ratio is tokfx's
+speed over the peer's. Rank files: encode_ordinary over the whole corpus in one call (tokfx's
+piece cache is warm after the first run, as in any long job). tokenizer.json and sentencepiece:
+the corpus as documents of about 4 KB (whole lines), each encoded by one call, as a pipeline
+encodes (tokenizers' `encode(doc, add_special_tokens=False)` on one thread,
+TOKENIZERS_PARALLELISM=false; sentencepiece's `encode`). Every row first checks that both give
+the same ids. A section is a function (corpora, runs) -> rows, registered in SECTIONS: one per
+kind of file. The tokenizer.json files are tests/huggingface_files.py's shapes, built with
+`tokenizers` (GPT-2's vocabulary behind each model family's pre-tokenizer); the sentencepiece
+models are trained here on en_10M's first 2 MB.
 """
+import os
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # one thread, before tokenizers loads
 import argparse
 import statistics
 import sys
@@ -62,7 +72,63 @@ def tiktoken_ranks_section(corpora: dict[str, str], runs: int):
                                     corpora, runs)
 
 
-SECTIONS = {"tiktoken-ranks": tiktoken_ranks_section}
+def documents(text: str, size: int = 4096) -> list[str]:
+    """`text` cut into documents of about `size` characters at line ends."""
+    docs, start = [], 0
+    while start < len(text):
+        end = text.find("\n", start + size)
+        end = len(text) if end < 0 else end + 1
+        docs.append(text[start:end])
+        start = end
+    return docs
+
+
+def per_document(label: str, ours, peer, corpora: dict[str, str], runs: int):
+    """side_by_side over the corpora cut into documents, one call per document."""
+    for corpus, text in corpora.items():
+        docs = documents(text)  # the same text: the MB/s count the same bytes
+        yield from side_by_side(label, lambda _: [i for doc in docs for i in ours(doc)],
+                                lambda _: [i for doc in docs for i in peer(doc)], {corpus: text}, runs)
+
+
+HUGGINGFACE_SHAPES = ("gpt-neox", "llama3", "qwen2", "deepseek", "starcoder", "llama2", "mistral", "bert-like")
+
+
+def huggingface_section(corpora: dict[str, str], runs: int):
+    """tokenizer.json shapes of the open models (tests/huggingface_files.py): Tokenizer.load
+    against tokenizers.Tokenizer.from_file."""
+    import tokenizers
+    from huggingface_files import write_shape
+
+    with tempfile.TemporaryDirectory() as directory:
+        for shape in HUGGINGFACE_SHAPES:
+            path = write_shape(shape, Path(directory))
+            ours, peer = Tokenizer.load(path), tokenizers.Tokenizer.from_file(str(path))
+            yield from per_document(f"tokenizer.json {shape}", ours.encode,
+                                    lambda doc: peer.encode(doc, add_special_tokens=False).ids, corpora, runs)
+
+
+def sentencepiece_section(corpora: dict[str, str], runs: int):
+    """sentencepiece models (BPE and Unigram, with and without byte_fallback, 8,000 pieces) trained
+    on en_10M's first 2 MB: Tokenizer.load against SentencePieceProcessor.encode."""
+    import sentencepiece
+
+    lines = load("en_10M")[:2_000_000].splitlines()
+    with tempfile.TemporaryDirectory() as directory:
+        for model_type in ("bpe", "unigram"):
+            for fallback in (True, False):
+                prefix = f"{directory}/{model_type}-{fallback}"
+                sentencepiece.SentencePieceTrainer.train(
+                    sentence_iterator=iter(lines), model_prefix=prefix, model_type=model_type, vocab_size=8000,
+                    byte_fallback=fallback, character_coverage=0.9995, num_threads=2, minloglevel=2)
+                ours = Tokenizer.load(f"{prefix}.model")
+                peer = sentencepiece.SentencePieceProcessor(model_file=f"{prefix}.model")
+                name = f"spm {model_type}{' bytes' if fallback else ' unk'}"
+                yield from per_document(name, ours.encode, peer.encode, corpora, runs)
+
+
+SECTIONS = {"tiktoken-ranks": tiktoken_ranks_section, "huggingface": huggingface_section,
+            "sentencepiece": sentencepiece_section}
 
 
 def main() -> None:
@@ -72,10 +138,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     corpora = {name: load(name) for name in args.corpora}
-    print(f"{'file':24} {'corpus':8} {'MB':>6} {'tokfx MB/s':>11} {'peer MB/s':>10} {'tokfx/peer':>11}")
+    print(f"{'file':28} {'corpus':8} {'MB':>6} {'tokfx MB/s':>11} {'peer MB/s':>10} {'tokfx/peer':>11}")
     for section in args.sections:
         for label, corpus, megabytes, ours, peer, ratio in SECTIONS[section](corpora, args.runs):
-            print(f"{label:24} {corpus:8} {megabytes:6.1f} {ours:11.1f} {peer:10.1f} {ratio:11.2f}", flush=True)
+            print(f"{label:28} {corpus:8} {megabytes:6.1f} {ours:11.1f} {peer:10.1f} {ratio:11.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,9 @@ from itertools import accumulate
 import regex
 
 from tokfx._pretokenize import FAST_PATTERNS
-from tokfx._pretokenize import piece_ends as native_piece_ends
 from tokfx.normalizers.tokenizers_categories import PUNCTUATION, character_class
-from tokfx.pre_tokenizers.patterns import pattern_for_regex
+from tokfx.pre_tokenizers.patterns import pattern_for_isolated_split
+from tokfx.pre_tokenizers.sequence import sequence_piece_ends
 from tokfx.pre_tokenizers.user_pattern import UserPattern
 
 Piece = tuple[str, bool]  # (text, starts the text)
@@ -124,10 +124,7 @@ class HuggingFacePreTokenizer:
         """(bytes, exclusive piece ends) of one normalized chunk for the segmenter."""
         if self.native_patterns is not None:
             data = text.encode("utf-8")
-            ends = None
-            for name in self.native_patterns:
-                ends = native_piece_ends(data, name, ends)
-            return data, ends if ends is not None else array("q", [len(data)] if data else [])
+            return data, sequence_piece_ends(data, self.native_patterns)
         pieces = self.pieces(text, at_start)
         encoded = [unspell(p) for p in pieces] if self.byte_level else [p.encode("utf-8") for p in pieces]
         return b"".join(encoded), array("q", accumulate(map(len, encoded)))
@@ -243,7 +240,7 @@ def _split(self: HuggingFacePreTokenizer, spec: dict, field: str):
     if kind == "String":
         find = _regex_finder(regex.escape(source)) if source else (lambda text: [])
         return _split_step(find, behaviour, invert), None, f"Split({source!r}, {behaviour})"
-    name = pattern_for_regex(source)
+    name = pattern_for_isolated_split(source)
     native = [name] if name != source and behaviour == "Isolated" and not invert else None
     shown = f"Split({name if name != source else repr(source)}, {behaviour}{', invert' if invert else ''})"
     return _split_step(_user_regex_finder(source, f"{field}.pattern.Regex"), behaviour, invert), native, shown
