@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
 
+import fastjsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -83,6 +85,8 @@ def test_what_was_loaded_is_said(shape):
 def test_saved_and_exported_files_give_the_same_ids(shape, tmp_path):
     _, reference, tok = shape
     assert tok.save(tmp_path) is None
+    schema = json.loads((Path(tokfx.__file__).parent / "schemas" / "tokfx.schema.json").read_text(encoding="utf-8"))
+    fastjsonschema.compile(schema)(json.loads((tmp_path / "tokfx.json").read_text(encoding="utf-8")))
     again, exported = Tokenizer.load(tmp_path / "tokfx.json"), Reference.from_file(str(tmp_path / "tokenizer.json"))
     assert again.framing == tok.framing
     rng = random.Random(1)
