@@ -10,13 +10,13 @@ from pathlib import Path
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 from tokfx.formats.gpt2 import read_gpt2_files, spell
-from tokfx.pre_tokenizers.patterns import PATTERNS
+from tokfx.pre_tokenizers.patterns import DEEPSEEK_V3_SPLITS, ISOLATED_SPLITS, PATTERNS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # The Split regexes of the models' own files.
 QWEN2 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-DEEPSEEK_SPLITS = [r"\p{N}{1,3}", "[一-龥\u3040-ゟ゠-ヿ]+",
-                   r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""]
+# DeepSeek V3's three Splits, spelled as its file spells them (CR and LF as characters).
+DEEPSEEK_SPLITS = [ISOLATED_SPLITS[name] for name in DEEPSEEK_V3_SPLITS]
 
 
 def _gpt2_bpe(**options) -> models.BPE:

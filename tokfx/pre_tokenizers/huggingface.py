@@ -271,7 +271,9 @@ def _punctuation(self, spec, field):
 
 def _digits(self, spec, field):
     individual = _bool(spec, "individual_digits", field, False)
-    return (_char_split(_IS_NUMERIC, "Isolated" if individual else "Contiguous"), None,
+    # Each digit alone, the text between kept: the named pattern `digits` (StarCoder's).
+    native = ["digits"] if individual else None
+    return (_char_split(_IS_NUMERIC, "Isolated" if individual else "Contiguous"), native,
             f"Digits(individual_digits={individual})")
 
 
