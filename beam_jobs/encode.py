@@ -41,12 +41,20 @@ class EncodeSettings(NamedTuple):
     read_options: ReadOptions
     on_error: str
     shard_size: int  # bytes of token ids in a shard's .bin before the next shard starts
-    eos_token: str | None  # appended after every document
+    eos_token: str | None  # appended after every document (a special or control token's name)
     split_specials: bool  # special-token text inside a document becomes its id (else plain text)
     settings_digest: str  # a hash of everything that determines the output (receipt keys)
     config_json: str  # the run's config, for the Parquet footers
     task_count: int  # the plan's, for progress lines
     progress: bool
+    bos_token: str | None = None  # put before every document (a special or control token's name)
+
+
+def reserved_ids(tokenizer, *names: str | None) -> array:
+    """The ids of the named special or control tokens (a sentencepiece model's <s> and </s> are
+    control tokens, which token_to_id does not look up by name); None names none."""
+    reserved = {**tokenizer.control_tokens, **tokenizer.special_tokens}
+    return array("i", [reserved[name] for name in names if name is not None])
 
 
 class _Task:
@@ -100,7 +108,7 @@ class _EncodeTask(beam.DoFn):
     def _encode(self, task, tokenizer, tokenizer_file, key, kept):
         settings = self.settings
         ordinary = not settings.split_specials
-        eos = array("i", [] if settings.eos_token is None else [tokenizer.token_to_id(settings.eos_token)])
+        bos, eos = reserved_ids(tokenizer, settings.bos_token), reserved_ids(tokenizer, settings.eos_token)
         metadata = {"tokfx.tokenizer_hash": tokenizer_file.hash,
                     "tokfx.alphabet": json.dumps(tokenizer.alphabet.to_dict()),
                     "tokfx.config": settings.config_json}
@@ -128,6 +136,8 @@ class _EncodeTask(beam.DoFn):
                 if totals.items <= skip:
                     continue
                 ids = tokenizer.encode_to_array(item.text, ordinary)
+                if bos:  # a copy, paid only by a tokenizer framed with a BOS
+                    ids = bos + ids
                 ids += eos
                 clock = time.perf_counter()
                 totals.usec["encode"] += clock - now

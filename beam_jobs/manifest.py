@@ -2,7 +2,8 @@
 rejected/rejected.jsonl, then manifest.json, last.
 
 The manifest is built from the receipts, so a resumed run writes the same one as a run never
-interrupted. It covers the tokenizer's files too when the run wrote them. Before writing, it
+interrupted. It covers the tokenizer's files too when the run wrote them, and names the file a
+loaded tokenizer was read from. Before writing, it
 checks that every task of the plan reported and that the documents add up: every document
 read is in a shard.
 """
@@ -31,7 +32,7 @@ def _tokenizer_files(output_dir: str, tokenizer_dir: str | None, tokenizer_file)
 
 def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokenizer_file,
                     rejected: dict, output_dir: str, config: dict, task_count: int,
-                    tokenizer_dir: str | None) -> str:
+                    tokenizer_dir: str | None, tokenizer_source: dict | None = None) -> str:
     if len(tasks) != task_count or len({t.task for t in tasks}) != task_count:
         raise RuntimeError(f"{len(tasks)} of the {task_count} read tasks reported: not writing the manifest")
     shards = sorted(shards, key=lambda s: (s.task, s.part))
@@ -48,7 +49,7 @@ def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokeni
               "tokens": sum(s.tokens for s in shards)}
     manifest = build_manifest(config, tokenizer_file.hash, tokenizer_file.alphabet(),
                               [s.manifest_entry() for s in shards], totals,
-                              _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file))
+                              _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file), tokenizer_source)
     _remove_strays(output_dir, shards, tasks)
     path = FileSystems.join(output_dir, MANIFEST_JSON)
     write_bytes(path, manifest_json_bytes(manifest))
@@ -72,13 +73,15 @@ def _remove_strays(output_dir: str, shards: list[ShardReceipt], tasks: list[Task
 class WriteManifest(beam.PTransform):
     """{"shards": ShardReceipts, "tasks": TaskReceipts, "rejected": Rejections} -> the manifest's
     path, once written. `tokenizer_file`: the PCollection of the one TokenizerFile;
-    `tokenizer_dir`: the output's folder holding it, when the run trained it."""
+    `tokenizer_dir`: the output's folder holding it, when the run wrote it there;
+    `tokenizer_source`: the file it was loaded from (Tokenizer.source), when it was."""
 
     def __init__(self, output_dir: str, config: dict, tokenizer_file, task_count: int,
-                 tokenizer_dir: str | None = None):
+                 tokenizer_dir: str | None = None, tokenizer_source: dict | None = None):
         super().__init__()
         self.output_dir, self.config, self.tokenizer_file = output_dir, config, tokenizer_file
         self.task_count, self.tokenizer_dir = task_count, tokenizer_dir
+        self.tokenizer_source = tokenizer_source
 
     def expand(self, outputs):
         rejected = (outputs["rejected"]
@@ -92,4 +95,5 @@ class WriteManifest(beam.PTransform):
                 | "WriteManifest" >> beam.Map(
                     _write_manifest, beam.pvalue.AsSingleton(tasks),
                     beam.pvalue.AsSingleton(self.tokenizer_file), beam.pvalue.AsSingleton(rejected),
-                    self.output_dir, self.config, self.task_count, self.tokenizer_dir))
+                    self.output_dir, self.config, self.task_count, self.tokenizer_dir,
+                    self.tokenizer_source))

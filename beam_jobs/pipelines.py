@@ -18,6 +18,7 @@ import tempfile
 import time
 from contextlib import nullcontext
 from pathlib import Path
+from typing import NamedTuple
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -25,7 +26,8 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions, WorkerOptions
 
 from tokfx.alphabet import CHARACTERS, DEFAULT_CHARACTER_COVERAGE, Alphabet
-from tokfx.cli.flags import BASIC_KEYWORDS, refuse_underscore_spellings, special_tokens, training_keywords
+from tokfx.cli.flags import (BASIC_KEYWORDS, FLAGS, TRAINING, refuse_underscore_spellings, special_tokens,
+                             training_keywords)
 from tokfx.data import sample_corpus
 from tokfx.formats.counts import write_counts
 from tokfx.formats.readers import ReadOptions
@@ -48,7 +50,7 @@ from beam_jobs.plan import ReadPlan, plan_reads
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
 from beam_jobs.records import TokenizerFile
-from beam_jobs.train import TrainVocab
+from beam_jobs.train import TrainVocab, save_tokenizer_files
 
 
 def _options(command: str, argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
@@ -108,14 +110,80 @@ def _counted_specials(opts: TokfxOptions) -> list[str]:
     return special_tokens(opts) if opts.special_tokens_in_text == "split" else []
 
 
-def config_of(opts: TokfxOptions, inputs: list[str], **extra) -> dict:
+class Encoding(NamedTuple):
+    """The tokenizer a pipeline encodes with when it is given one (None: tokfx run trains it),
+    and the tokens put around every document (names of special or control tokens, or None)."""
+    tokenizer: Tokenizer | None = None
+    bos: str | None = None
+    eos: str | None = None
+
+
+# What --tokenizer makes moot in tokfx run: the flags that only say how to train.
+_TRAINING_ONLY = tuple(name for name in (*TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction")
+                       if name not in ("special_token", "segmenter"))
+
+
+def encoding_of(command: str, opts: TokfxOptions) -> Encoding:
+    """The given tokenizer, loaded, and the BOS / EOS each document gets: --prepend-bos and
+    --append-eos force them on or off; not given, the tokenizer's framing decides (add_bos,
+    add_eos). Checked before the output directory exists, so a refused flag leaves nothing."""
+    if command == "count":
+        return Encoding()
+    if command == "run" and not opts.tokenizer:
+        # The tokenizer is trained in the pipeline: it has no framing, so no BOS, and its EOS is
+        # <|endoftext|>, if among its special tokens.
+        if opts.prepend_bos:
+            raise ValueError("--prepend-bos: a tokenizer tokfx run trains has no BOS token"
+                             " (give --tokenizer to encode with one that has)")
+        if opts.append_eos and DEFAULT_SPECIAL not in special_tokens(opts):
+            raise ValueError(f"--append-eos needs {DEFAULT_SPECIAL} among the special tokens")
+        return Encoding(eos=DEFAULT_SPECIAL if opts.append_eos else None)
+    if not opts.tokenizer:
+        raise ValueError("tokfx encode --output-dir needs a tokenizer (directory or file)")
+    if command == "run":
+        given = [FLAGS[name].names[-1] for name in _TRAINING_ONLY if getattr(opts, name) != FLAGS[name].default]
+        if given:
+            raise ValueError(f"tokfx run --tokenizer encodes with that tokenizer and trains none:"
+                             f" leave out {', '.join(given)}")
+    # Absolute: the manifest records the file it was read from (tokenizer.source).
+    tokenizer = Tokenizer.load(os.path.abspath(opts.tokenizer))
+    framing = tokenizer.framing
+    prepend = framing.add_bos if opts.prepend_bos is None else opts.prepend_bos
+    append = framing.add_eos if opts.append_eos is None else opts.append_eos
+    bos = _framing_token(tokenizer, "bos") if prepend else None
+    eos = _framing_token(tokenizer, "eos") if append else None
+    for flag, which, wanted, token in (("--prepend-bos", "bos", prepend, bos),
+                                       ("--append-eos", "eos", append, eos)):
+        if wanted and token is None:
+            raise ValueError(f"{flag}: {opts.tokenizer} has no {which.upper()} token (its framing names"
+                             f" none, and it has none of {', '.join(_CONVENTIONAL[which])})")
+    return Encoding(tokenizer, bos, eos)
+
+
+# Where the framing names no BOS / EOS (a tokfx-trained tokenizer, a sentencepiece .model, a
+# tokenizer.json whose post-processor adds only <s>: the EOS is in tokenizer_config.json, which
+# is not read), the tokens that conventionally are one: <|endoftext|> first, the EOS
+# --append-eos has always appended.
+_CONVENTIONAL = {"bos": ("<s>",), "eos": (DEFAULT_SPECIAL, "</s>")}
+
+
+def _framing_token(tokenizer: Tokenizer, which: str) -> str | None:
+    named = getattr(tokenizer.framing, which)
+    if named is not None:
+        return named
+    reserved = {**tokenizer.special_tokens, **tokenizer.control_tokens}
+    return next((name for name in _CONVENTIONAL[which] if name in reserved), None)
+
+
+def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra) -> dict:
     """What determines the output (recorded in the manifest, the shard footers and
-    settings.json); no paths out, no runner, no timings."""
+    settings.json); no paths out, no runner, no timings. The BOS / EOS choices are the
+    effective ones, so a resume that would frame documents otherwise is refused."""
     return {"inputs": inputs, "text_field": opts.text_field, "id_field": opts.id_field,
             "special_tokens": special_tokens(opts), "on_error": opts.on_error,
             "special_tokens_in_text": opts.special_tokens_in_text, "shard_size": opts.shard_size,
             "task_bytes": opts.task_bytes,
-            "append_eos": opts.append_eos, **extra}
+            "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None, **extra}
 
 
 def _count(tasks, plan: ReadPlan, opts: TokfxOptions, work_dir: str, lines: bool = False,
@@ -126,38 +194,37 @@ def _count(tasks, plan: ReadPlan, opts: TokfxOptions, work_dir: str, lines: bool
     return tasks | "CountTasks" >> CountTasks(settings, opts.min_pretoken_count, opts.max_pretokens)
 
 
-def _eos(opts: TokfxOptions) -> str | None:
-    return DEFAULT_SPECIAL if opts.append_eos else None
-
-
 def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict, tokenizer_file,
-                      tokenizer_dir: str | None) -> None:
+                      tokenizer_dir: str | None, encoding: Encoding) -> None:
     """The second pass: every read task read again, encoded and written into its shards; then
     the rejected records and the manifest."""
     settings_json = json.dumps(config, sort_keys=True)
     encoded = tasks | "EncodeTasks" >> EncodeTasks(tokenizer_file, EncodeSettings(
-        opts.output, _read_options(opts), opts.on_error, opts.shard_size, _eos(opts),
+        opts.output, _read_options(opts), opts.on_error, opts.shard_size, encoding.eos,
         opts.special_tokens_in_text == "split",
         hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
-        progress=not opts.quiet))
+        progress=not opts.quiet, bos_token=encoding.bos))
+    source = encoding.tokenizer.source if encoding.tokenizer is not None else None
     planned = p | "PlanRejected" >> beam.Create(plan.rejected)
     rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
     ({"shards": encoded.shards, "tasks": encoded[TASKS], "rejected": rejected}
      | "WriteManifest" >> WriteManifest(opts.output, config, tokenizer_file, len(plan.tasks),
-                                        tokenizer_dir))
+                                        tokenizer_dir, source))
 
 
-def build_run(p, opts: TokfxOptions) -> dict:
-    """The graph of `tokfx run`; returns the config its output directory records."""
+def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
+    """The graph of `tokfx run`; returns the config its output directory records. With
+    --tokenizer, that tokenizer (encoding.tokenizer) is written into OUTPUT/tokenizer/ and
+    encoded with, and nothing is counted or trained."""
+    if encoding.tokenizer is not None:
+        return _build_given(p, opts, encoding, TOKENIZER_DIR)
     inputs = _inputs(opts)
     keywords = training_keywords(opts)  # checks the settings before the pipeline runs
     params = {name: value for name, value in keywords.items() if name not in BASIC_KEYWORDS}
-    if opts.append_eos and DEFAULT_SPECIAL not in special_tokens(opts):
-        raise ValueError(f"--append-eos needs {DEFAULT_SPECIAL} among the special tokens")
     if not 0 <= opts.eval_fraction < 1:
         raise ValueError(f"--eval-fraction must be in [0, 1), got {opts.eval_fraction}")
     alphabet = Alphabet.named(keywords["alphabet"], keywords["cjk_groups"])
-    config = config_of(opts, inputs, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
+    config = config_of(opts, inputs, encoding, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, alphabet=alphabet.to_dict(),
                        **({"character_coverage": keywords["character_coverage"] or DEFAULT_CHARACTER_COVERAGE}
                           if alphabet.name in CHARACTERS else {}),
@@ -181,27 +248,37 @@ def build_run(p, opts: TokfxOptions) -> dict:
          | "HeldOut" >> beam.Filter(lambda doc: is_held_out(doc.id, fraction))
          | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
                                         TOKENIZER_DIR))
-    _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR)
+    _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR, encoding)
     return config
 
 
-def build_encode(p, opts: TokfxOptions) -> dict:
+def build_encode(p, opts: TokfxOptions, encoding: Encoding) -> dict:
     """The graph of `tokfx encode --output-dir`; returns the config its output records."""
-    if not opts.tokenizer:
-        raise ValueError("tokfx encode --output-dir needs a tokenizer directory")
-    tokenizer = Tokenizer.load(opts.tokenizer)
-    if opts.append_eos and DEFAULT_SPECIAL not in tokenizer.special_tokens:
-        raise ValueError(f"--append-eos: the tokenizer has no {DEFAULT_SPECIAL} token")
+    return _build_given(p, opts, encoding, None)
+
+
+def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str | None) -> dict:
+    """Encoding with a given tokenizer; `tokenizer_dir`: the output's folder to write it into
+    first (tokfx run), or None (tokfx encode leaves it where it is)."""
     inputs = _inputs(opts)
     # The tokenizer is named by its hash, not its path: the same tokenizer elsewhere is the same run.
-    file = TokenizerFile.of(tokenizer)
-    config = config_of(opts, inputs, tokenizer_hash=file.hash)
+    file = TokenizerFile.of(encoding.tokenizer)
+    config = config_of(opts, inputs, encoding, tokenizer_hash=file.hash)
     plan = _plan(opts, inputs)
     # The tokenizer's bytes travel in the graph, not its local path.
     tokenizer_file = p | "Tokenizer" >> beam.Create([file])
+    if tokenizer_dir is not None:
+        # Written before the manifest, which waits on this as its side input and lists the files.
+        tokenizer_file = tokenizer_file | "SaveTokenizer" >> beam.Map(
+            _save_given, FileSystems.join(opts.output, tokenizer_dir))
     _encode_and_write(p, p | "ReadPlan" >> beam.Create(plan.tasks), plan, opts, config,
-                      tokenizer_file, None)
+                      tokenizer_file, tokenizer_dir, encoding)
     return config
+
+
+def _save_given(file: TokenizerFile, directory: str) -> TokenizerFile:
+    save_tokenizer_files(file.load(), directory)
+    return file
 
 
 def _write_counts_file(counted: Counted, destination: str, unit: str = "pretoken") -> int:
@@ -212,7 +289,7 @@ def _write_counts_file(counted: Counted, destination: str, unit: str = "pretoken
     return len(counts)
 
 
-def build_count(p, opts: TokfxOptions) -> None:
+def build_count(p, opts: TokfxOptions, encoding: Encoding) -> None:
     resolve_pattern(opts.pattern)
     plan = _plan(opts, _inputs(opts))
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
@@ -303,12 +380,13 @@ def run(command: str, argv: list[str]):
     if opts.lines_output and command != "count":
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
     output = OutputDir(opts.output, command) if command in OURS else None
+    encoding = encoding_of(command, opts)
     with output.lock() if output else nullcontext():
         local = options.view_as(StandardOptions).runner == DEFAULT_RUNNER
         p = beam.Pipeline(runner=local_runner(options) if local else None, options=options)
         try:
             # Checks the settings and plans the reads: a refused run deletes nothing.
-            config = BUILDERS[command](p, opts)
+            config = BUILDERS[command](p, opts, encoding)
             if output:
                 output.prepare(config, opts.overwrite)
         except BaseException:

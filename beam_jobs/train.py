@@ -36,12 +36,18 @@ def _train_and_save(counted: Counted, output_dir: str, settings: dict, lines: Co
         tokenizer = train(counts, lines=lines, **settings)
     for warning in caught:  # on a worker too, where a warning would go to its stderr unformatted
         log.warning("warning: %s", warning.message)
+    save_tokenizer_files(tokenizer, output_dir)
+    Metrics.counter("tokfx", "usec_train").inc(int((time.perf_counter() - start) * 1e6))
+    return TokenizerFile.of(tokenizer)
+
+
+def save_tokenizer_files(tokenizer, output_dir: str) -> None:
+    """The tokenizer's files (tokfx.json and the other formats that can express it) into
+    `output_dir`, which may be on an object store."""
     with tempfile.TemporaryDirectory() as local:
         tokenizer.save(local)
         for path in sorted(Path(local).iterdir()):
             publish(path, FileSystems.join(output_dir, path.name))
-    Metrics.counter("tokfx", "usec_train").inc(int((time.perf_counter() - start) * 1e6))
-    return TokenizerFile.of(tokenizer)
 
 
 def _train_on_both(both: dict, output_dir: str, settings: dict):

@@ -161,3 +161,33 @@ def test_pathpiece_options_that_do_not_apply_are_refused(tmp_path):
                      "--algorithm", "pathpiece", "--seed", "3")
     assert result.returncode == 2
     assert "seed does not apply to algorithm 'pathpiece' (it applies only with tie_break 'random')" in result.stderr
+
+
+@pytest.mark.parametrize("shape, normalizer, pre_tokenizer", [
+    ("llama2", "Prepend > Replace", "none"),
+    ("qwen2", "NFC", "Split("),
+])
+def test_inspect_a_tokenizer_json(tmp_path, shape, normalizer, pre_tokenizer):
+    import hashlib
+
+    import tokenizers
+    from huggingface_files import write_shape
+
+    path = write_shape(shape, tmp_path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    result = run_cli("inspect", path)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split(":", 1) for line in result.stdout.splitlines())
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert lines["loaded from"].strip() == f"{path} (huggingface, sha256 {sha})"
+    assert lines["normalizer"].strip() == normalizer
+    assert lines["pre-tokenizer"].strip().startswith(pre_tokenizer)
+    added = hf.get_added_tokens_decoder()
+    special = ", ".join(f"{t.content}={i}" for i, t in sorted(added.items()) if t.special)
+    assert lines["special tokens"].strip() == special
+    plain = [f"{t.content}={i}" for i, t in sorted(added.items()) if not t.special]
+    assert lines.get("added tokens", "").strip() == (f"{', '.join(plain)} (not special)" if plain else "")
+    # What the tokenizer's post-processor adds around one sequence, as tokenizers adds it.
+    bos = hf.encode("a").ids[0] if shape == "llama2" else None
+    assert lines["framing"].strip() == (f"BOS <s>={bos} (added by default), EOS none" if bos is not None
+                                        else "BOS none, EOS none")

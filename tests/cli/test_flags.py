@@ -75,3 +75,18 @@ def test_an_underscore_spelling_of_a_tokfx_flag_is_refused(argv, right, tmp_path
     err = capsys.readouterr().err
     assert err.startswith("tokfx: error: unknown option") and right in err
     assert not (tmp_path / "tokfx-out").exists()
+
+
+def test_every_flag_that_takes_a_tokenizer_names_the_files_it_reads():
+    takes = [flag for flag in FLAGS.values() if flag.name in ("tokenizer", "tokenizer_dir", "tokenizers")]
+    assert len(takes) == 3
+    for flag in takes:
+        assert "tokenizer directory or file (tokfx.json, tokenizer.json, .model)" in flag.help, flag.names
+
+
+@pytest.mark.parametrize("argv, expected", [([], (None, None)), (["--prepend-bos", "--no-append-eos"], (True, False)),
+                                            (["--no-prepend-bos", "--append-eos"], (False, True))])
+def test_bos_and_eos_are_the_tokenizers_unless_forced(argv, expected):
+    # None: not given, so the tokenizer's framing decides (beam_jobs.pipelines.encoding_of).
+    options = TokfxOptions(argv)
+    assert (options.prepend_bos, options.append_eos) == expected

@@ -84,6 +84,9 @@ class Flag:
         return f"{self.help} (default: {self.default})"
 
 
+# What every flag that takes a tokenizer accepts (Tokenizer.load).
+TOKENIZER_FILES = "tokenizer directory or file (tokfx.json, tokenizer.json, .model)"
+
 _FLAGS = [
     # What is read.
     Flag(("--input",), "file pattern of JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (repeatable;"
@@ -155,7 +158,8 @@ _FLAGS = [
          " (tokfx count)", default="tokfx-out", key="pipeline_output"),
     Flag(("--lines-output",), "tokfx count: also write the corpus's line counts to this Parquet file"
          " (for SaGe's line context: tokfx train --counts FILE --lines THIS)"),
-    Flag(("--tokenizer",), "tokenizer directory (tokfx encode --output-dir)"),
+    Flag(("--tokenizer",), f"{TOKENIZER_FILES}: tokfx encode --output-dir encodes with it; tokfx run"
+         " encodes with it instead of training one (its tokfx.json written into OUTPUT/tokenizer/)"),
     Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin) before the"
          " next one starts; each read task writes its own shards", type=byte_size, default="1G"),
     Flag(("--overwrite",), "replace the output of an earlier run with other settings in --output"
@@ -165,7 +169,14 @@ _FLAGS = [
          " text (a document cannot inject a control id), or split: encoded as the special token's"
          " id (a .txt file is cut into documents at them either way)", default="text",
          choices=("text", "split")),
-    Flag(("--append-eos",), f"append the {DEFAULT_SPECIAL} id after every document", action="store_true"),
+    # Not given (None): what the tokenizer's own framing does (Tokenizer.framing, e.g. a Hugging
+    # Face post-processor's <s>), so a loaded model's documents are framed as the model expects.
+    Flag(("--prepend-bos",), "put the tokenizer's BOS id before every document, or not"
+         " (--no-prepend-bos); default: as the tokenizer's own framing does (Llama's <s>)",
+         action=argparse.BooleanOptionalAction),
+    Flag(("--append-eos",), f"append the tokenizer's EOS id after every document (its framing's EOS, else"
+         f" {DEFAULT_SPECIAL}), or not (--no-append-eos); default: as the tokenizer's own framing does"
+         f" (tokfx run: not)", action=argparse.BooleanOptionalAction),
     Flag(("--eval-fraction",), "tokfx run: hold out about this share of documents (by a hash of their"
          " id) from training, and write the trained tokenizer's eval report on them into"
          " OUTPUT/eval/ (they are still in the shards)", type=float, default=0.0),
@@ -173,12 +184,12 @@ _FLAGS = [
     Flag(("--verbose",), "Beam's own log too: its INFO lines and the start-up lines tokfx leaves out",
          action="store_true"),
     # Encoding, inspecting, evaluating.
-    Flag(("tokenizer",), "tokenizer directory or tokfx.json", key="tokenizer_dir"),
+    Flag(("tokenizer",), TOKENIZER_FILES, key="tokenizer_dir"),
     Flag(("--text",), "encode this text and print its ids"),
     Flag(("-o", "--output"), "write JSON lines here instead of standard output", key="ids_output"),
     Flag(("--output-dir",), "run the Beam pipeline instead: shards and manifest into this directory"
          " (corpus from --input PATTERN; see tokfx run --help)"),
-    Flag(("tokenizers",), "tokenizer directories", nargs="+", metavar="TOKENIZER_DIR"),
+    Flag(("tokenizers",), f"{TOKENIZER_FILES}, one or more", nargs="+", metavar="TOKENIZER"),
     Flag(("--corpus",), "JSON-lines, .txt or .parquet files", nargs="+", required=True, metavar="FILE"),
     Flag(("-o", "--output"), "report directory", required=True, key="report_output"),
     Flag(("--separator",), f"text that separates documents in a .txt file (repeatable; default"
@@ -207,7 +218,8 @@ COMMAND_FLAGS = {
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
-                 "overwrite", "special_tokens_in_text", "append_eos", "task_bytes", "on_error", "quiet",
+                 "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
+                 "task_bytes", "on_error", "quiet",
                  "verbose"),
 }
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 PIPELINE_HELP = {
     "run": "the whole pipeline: corpus -> pre-token counts -> tokenizer -> Parquet and Megatron"
-           " shards + manifest.json (no arguments: the sample corpus into ./tokfx-out/)",
+           " shards + manifest.json (no arguments: the sample corpus into ./tokfx-out/; --tokenizer:"
+           " encode with that tokenizer, no training)",
     "count": "count pre-tokens of a corpus into a Parquet counts file (--output FILE)",
     "encode": "encode a corpus with an existing tokenizer into shards and manifest.json"
               " (tokfx encode TOKENIZER --output-dir DIR --input PATTERN)",

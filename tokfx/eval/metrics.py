@@ -22,14 +22,29 @@ from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.tokenizer import Tokenizer
 
 
-def base_symbols_per_char(text: str, alphabet: Alphabet, pattern: str = "gpt2") -> float:
-    """Base symbols per character before any merge. Pre-tokenized first: with cjk each
-    pre-token restarts the prefix state, so the count depends on the split."""
+def base_symbols_per_char(text: str, alphabet: Alphabet | None = None, pattern: str = "gpt2", *,
+                          tokenizer: Tokenizer | None = None) -> float:
+    """Base symbols per character before any merge: over `alphabet`, pre-tokenized by `pattern`;
+    or as `tokenizer` reads text, over its alphabet (its normalizer and pattern, or a Hugging
+    Face tokenizer's own stages, special-token text as ordinary text). Pre-tokenized first: with
+    cjk each pre-token restarts the prefix state, so the count depends on the split."""
     _check_not_empty(text)
-    pretokenizer = PreTokenizer(pattern)
+    if tokenizer is None:
+        symbols = _base_symbols(PreTokenizer(pattern), alphabet, text)
+    elif tokenizer.pipeline is None:
+        symbols = _base_symbols(tokenizer.pretokenizer, tokenizer.alphabet, text)
+    else:
+        # A Hugging Face pipeline hands the segmenter (None, bytes, piece ends), already
+        # normalized and pre-tokenized, or a non-special added token, which the model never
+        # merges: matched whole, one symbol.
+        symbols = sum(1 if added is not None else len(tokenizer.alphabet.map_pieces(data, ends)[0])
+                      for added, data, ends in tokenizer.pipeline.segments(text, ordinary=True))
+    return symbols / len(text)
+
+
+def _base_symbols(pretokenizer: PreTokenizer, alphabet: Alphabet, text: str) -> int:
     data = pretokenizer.normalized(text).encode("utf-8")  # spaces as U+2581 with `sentencepiece`
-    symbols, _ = alphabet.map_pieces(data, pretokenizer.piece_ends(data))
-    return len(symbols) / len(text)
+    return len(alphabet.map_pieces(data, pretokenizer.piece_ends(data))[0])
 
 
 def tokens_per_char(tokenizer: Tokenizer, text: str) -> float:

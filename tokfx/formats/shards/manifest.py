@@ -1,7 +1,7 @@
 """manifest.json: written last into an output directory, its presence marks a complete output.
 
 It records the config, the tokenizer hash (and the tokenizer's files with sha256 when the run
-trained it), every shard's files with sha256, and totals that add up: documents read =
+wrote them into the output; the file a tokenizer was loaded from, with its sha256, when it was), every shard's files with sha256, and totals that add up: documents read =
 documents written + documents rejected. No timings, so two runs over
 the same input give the same bytes.
 """
@@ -27,10 +27,13 @@ def _validator():
 
 def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
                    shards: Sequence[Mapping], totals: Mapping[str, int],
-                   tokenizer_files: Mapping[str, str] | None = None) -> dict:
+                   tokenizer_files: Mapping[str, str] | None = None,
+                   tokenizer_source: Mapping[str, str] | None = None) -> dict:
     """`alphabet`: the tokenizer's (tokfx.json's "alphabet"), which the shards' ids are over;
     `shards` in their order; `tokenizer_files`: path in the output -> sha256, when the output
-    holds the tokenizer."""
+    holds the tokenizer; `tokenizer_source`: {"file", "format", "sha256"} of the file the
+    tokenizer was loaded from (Tokenizer.source), when it was (the tokenizer hash is of its
+    canonical tokfx.json, so a tokenizer.json's own sha256 is what names the file given)."""
     written = sum(s["documents"] for s in shards)
     if totals["documents_read"] != written + totals["documents_rejected"]:
         raise ValueError(f"documents do not add up: read {totals['documents_read']},"
@@ -42,6 +45,8 @@ def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
                 "totals": {**totals, "documents_written": written}}
     if tokenizer_files:
         manifest["tokenizer_files"] = dict(tokenizer_files)
+    if tokenizer_source:
+        manifest["tokenizer_source"] = dict(tokenizer_source)
     validate_manifest(manifest)
     return manifest
 
