@@ -161,9 +161,9 @@ def encoding_of(command: str, opts: TokfxOptions) -> Encoding:
 
 
 # Where the framing names no BOS / EOS (a tokfx-trained tokenizer, a sentencepiece .model, a
-# tokenizer.json whose post-processor adds only <s>: the EOS is in tokenizer_config.json, which
-# is not read), the tokens that conventionally are one: <|endoftext|> first, the EOS
-# --append-eos has always appended.
+# tokenizer.json whose post-processor adds only <s> and that has no tokenizer_config.json beside
+# it), the tokens that conventionally are one: <|endoftext|> first, the EOS --append-eos has
+# always appended.
 _CONVENTIONAL = {"bos": ("<s>",), "eos": (DEFAULT_SPECIAL, "</s>")}
 
 

@@ -116,6 +116,8 @@ class Tokenizer:
             if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
                 raise ValueError("scaffold: its alphabet or normal merges differ from the tokenizer's")
             scaffold.check_model(self._tokens, self._special.values())
+        if pipeline is not None:
+            pipeline.fit(self)
         self._encoder = get_segmenter(segmenter).build(
             tokens=self._tokens, merges=self._merges,
             symbol_ids=base_symbol_ids(self._ids_by_token, alphabet),

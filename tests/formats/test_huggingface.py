@@ -162,3 +162,15 @@ def test_a_directory_holding_tokenizer_json_loads_it(tmp_path):
     assert tok.encode("<|im_start|>hi") == Reference.from_file(str(tmp_path / "tokenizer.json")).encode(
         "<|im_start|>hi", add_special_tokens=False).ids
 
+
+
+def test_tokenizer_config_beside_the_file_names_the_eos(tmp_path):
+    write_shape("qwen2", tmp_path).rename(tmp_path / "tokenizer.json")
+    assert Tokenizer.load(tmp_path).framing.eos is None
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(
+        {"bos_token": None, "eos_token": {"content": "<|im_end|>", "lstrip": False}}), encoding="utf-8")
+    tok = Tokenizer.load(tmp_path)
+    assert (tok.framing.eos, tok.framing.add_eos, tok.eos_id) == ("<|im_end|>", False, tok.special_tokens["<|im_end|>"])
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": "</s>"}), encoding="utf-8")
+    with pytest.raises(tokfx.TokenizerFileError, match="tokenizer_config.json: eos_token: \"</s>\" is not an added"):
+        Tokenizer.load(tmp_path)

@@ -148,3 +148,15 @@ def test_an_empty_text_file_is_rejected_whole(tmp_path):
     errors = CollectingPolicy("skip")
     assert count_text_file(path, special_tokens=[EOT], errors=errors) == ({}, None, 0)
     assert errors.rejected == [Rejection(str(path), None, "empty file", whole_file=True)]
+
+
+@pytest.mark.parametrize("name", ["o200k", "tekken", "cl100k", "gpt2"])
+def test_a_newline_before_a_slash_is_no_cut(name):
+    # o200k's and tekken's punctuation piece takes "\n/" along ("!\n/" is one piece): cutting
+    # after that newline would split a piece (found by the forced-cut fuzz with tekken).
+    from tokfx.pre_tokenizers import PATTERNS, PreTokenizer
+
+    text = "a!\n/b c"
+    cut = PreTokenizer(name).safe_cut(text)
+    pieces = regex.findall(PATTERNS[name], text)
+    assert regex.findall(PATTERNS[name], text[:cut]) + regex.findall(PATTERNS[name], text[cut:]) == pieces

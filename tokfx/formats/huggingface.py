@@ -15,7 +15,9 @@ What a tokenizer.json says maps onto tokfx's stages as follows:
   the fallback bytes. Merges by rank (a pair listed twice ranks where it is listed last, as
   `tokenizers`' map keeps it); `ignore_merges` emits a piece that is a token whole;
 - `decoder` -> `HuggingFaceText.decode`, over the tokens as `tokenizers` spells them;
-- `post_processor` -> the Framing (BOS / EOS for one sequence), never applied by encode;
+- `post_processor` -> the Framing (BOS / EOS for one sequence), never applied by encode; a
+  `tokenizer_config.json` beside the file (transformers') names the BOS / EOS where the
+  post-processor does not;
 - `truncation` and `padding` are never applied (a corpus is encoded whole).
 
 Anything else is refused on load with one TokenizerFileError naming the field: never
@@ -23,7 +25,9 @@ approximated. The file is untrusted input (tokfx.formats.untrusted: bounded size
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
@@ -36,6 +40,7 @@ from tokfx.special_tokens import Framing
 # The parts of a tokenizer.json that tokfx.json keeps to rebuild the text stages.
 KEPT = ("added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder")
 _BYTE_TOKEN = "<0x{:02X}>"
+_SPANS_A_SPACE = re.compile("[^\u2581]\u2581")
 
 
 def is_huggingface(doc: object) -> bool:
@@ -47,9 +52,6 @@ class HuggingFaceText:
     """The text stages of a tokenizer.json: added tokens, normalizer, pre-tokenizer, and its
     decoder. `segments(text, ordinary)` gives what the segmenter encodes: (added token content,
     None, None) or (None, bytes, piece ends)."""
-
-    pattern_name = None
-    implied_normalizer = None
 
     def __init__(self, spec: dict, source: str = "tokenizer.json"):
         """`spec`: the KEPT parts of a tokenizer.json (checked: any fault a TokenizerFileError
@@ -68,14 +70,10 @@ class HuggingFaceText:
                 raise
             field, _, message = str(exc).partition(": ")
             raise TokenizerFileError(source, field, message) from None
-        self.pattern_regex = self.pre_tokenizer.description
 
     @property
     def description(self) -> str:
         return self.pre_tokenizer.description
-
-    def normalized(self, text: str) -> str:
-        return self.normalizer.normalize(text) if self.normalizer else text
 
     def segments(self, text: str, ordinary: bool = False) -> Iterator[tuple]:
         for part, token, begins in self.added.split(text, keep_special=ordinary):
@@ -84,6 +82,18 @@ class HuggingFaceText:
             else:
                 data, ends = self.pre_tokenizer.encoder_input(part, begins)
                 yield None, data, ends
+
+    def fit(self, tokenizer) -> None:
+        """What the model allows the text stages to do faster, the same ids: over characters, when
+        no token holds U+2581 after another character, a cut before each run of U+2581 (the
+        sentencepiece pattern) is where no merge reaches, and spares BPE a piece as long as the
+        text (the sentencepiece exports have no pre-tokenizer)."""
+        if tokenizer.alphabet.name != "chars":
+            return
+        reserved = set(tokenizer.special_tokens.values()) | set(tokenizer.control_tokens.values())
+        texts = [tokenizer.alphabet.decode(t) for i, t in enumerate(tokenizer.tokens) if i not in reserved]
+        if not any(_SPANS_A_SPACE.search(t) for t in texts):
+            self.pre_tokenizer.split_where_no_token_spans("sentencepiece")
 
     def decode(self, pieces: list[str]) -> str:
         """The text of the tokens spelled as `tokenizers` spells them (`pieces`), through the
@@ -271,6 +281,9 @@ def huggingface_tokenizer_args(path) -> dict:
     return tokenizer_args_of(doc, source)
 
 
+CONFIG_FILE = "tokenizer_config.json"
+
+
 def tokenizer_args_of(doc: dict, source: str) -> dict:
     f = Fields(source)
     doc = f.object(doc, "", ("model",), None)
@@ -314,7 +327,31 @@ def tokenizer_args_of(doc: dict, source: str) -> dict:
     params = {"ignore_merges": int(model.get("ignore_merges", False))}
     return {"tokens": tokens, "merges": merges, "special_tokens": specials, "algorithm": "bpe",
             "params": {"vocab_size": len(tokens)}, "alphabet": alphabet, "segmenter": "bpe",
-            "segmenter_params": params, "pipeline": text, "framing": text.framing}
+            "segmenter_params": params, "pipeline": text,
+            "framing": _with_config_names(text.framing, Path(source).parent / CONFIG_FILE, set(specials))}
+
+
+def _with_config_names(framing: Framing, config: Path, known: set[str]) -> Framing:
+    """The framing with the BOS / EOS that transformers' tokenizer_config.json beside the file
+    names where the post-processor names none (most name only the BOS they add: the EOS a model
+    ends documents with is in the config). Whether they are added stays the post-processor's."""
+    if not config.is_file():
+        return framing
+    f = Fields(str(config))
+    doc = f.object(read_json_file(config), "", (), None)
+    names = {}
+    for key in ("bos_token", "eos_token"):
+        value = doc.get(key)
+        if isinstance(value, dict):  # {"content": "<s>", "lstrip": ..., ...}, AddedToken's form
+            value = value.get("content")
+        if value is None:
+            continue
+        name = f.str(value, key, MAX_SPECIAL_TOKEN_BYTES)
+        if name not in known:
+            f.fail(key, f"{shown(name)} is not an added token of the tokenizer.json beside it")
+        names[key] = name
+    return Framing(framing.bos or names.get("bos_token"), framing.eos or names.get("eos_token"),
+                   framing.add_bos, framing.add_eos)
 
 
 def _contents(pieces: list, specials: dict[str, int]) -> list:

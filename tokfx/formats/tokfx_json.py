@@ -59,16 +59,17 @@ def tokenizer_to_dict(tokenizer) -> dict:
         "tokfx_version": __version__,
         "algorithm": tokenizer.algorithm,
         "params": tokenizer.params,
-        "pattern": {"name": tokenizer.pretokenizer.pattern_name, "regex": tokenizer.pretokenizer.pattern_regex},
+    }
+    if tokenizer.pipeline is None:
+        doc["pattern"] = {"name": tokenizer.pretokenizer.pattern_name, "regex": tokenizer.pretokenizer.pattern_regex}
+    else:  # a Hugging Face tokenizer's text stages are its file's own (tokfx.formats.huggingface)
+        doc["huggingface"] = tokenizer.pipeline.spec
+    doc.update({
         "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
         "tokens": [None if i in special_ids or i in control_ids else list(token) for i, token in enumerate(tokens)],
         "merges": [list(m) for m in tokenizer.merge_ids],
-    }
-    # A Hugging Face tokenizer's text stages are its file's own (tokfx.formats.huggingface).
-    if tokenizer.pipeline is not None:
-        del doc["pattern"]
-        doc["huggingface"] = tokenizer.pipeline.spec
+    })
     if tokenizer.framing != Framing():
         doc["framing"] = asdict(tokenizer.framing)
     # Written only when not the default, so files of BPE tokenizers keep their bytes and hash (a

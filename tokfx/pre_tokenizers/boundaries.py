@@ -25,8 +25,10 @@ def is_not_space(char: str) -> bool:
 
 
 def is_safe_newline(before: str, after: str) -> bool:
-    """Whether text may be cut after a newline between the characters `before` and `after`."""
-    return is_not_space(before) and is_not_space(after)
+    """Whether text may be cut after a newline between the characters `before` and `after`: both
+    not whitespace, and `after` not "/", which o200k's and tekken's ` ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*`
+    takes into the piece of punctuation before the newline ("!\\n/" is one piece)."""
+    return is_not_space(before) and is_not_space(after) and after != "/"
 
 
 def _newline_cut(window: bytes, start: int, offset: int) -> int:

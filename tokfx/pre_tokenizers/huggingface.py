@@ -77,6 +77,7 @@ class HuggingFacePreTokenizer:
         # Isolated Splits of named patterns only, in order (a ByteLevel without prefix space
         # counts as one of gpt2, or as nothing without its regex); None if any step is another.
         self.native_patterns: list[str] | None = []
+        self.then_split: list[str] = []  # split_where_no_token_spans
         if spec is not None:
             self._add(spec, field, 0)
         if self.native_patterns is not None and not all(p in FAST_PATTERNS for p in self.native_patterns):
@@ -124,10 +125,17 @@ class HuggingFacePreTokenizer:
         """(bytes, exclusive piece ends) of one normalized chunk for the segmenter."""
         if self.native_patterns is not None:
             data = text.encode("utf-8")
-            return data, sequence_piece_ends(data, self.native_patterns)
+            return data, sequence_piece_ends(data, [*self.native_patterns, *self.then_split])
         pieces = self.pieces(text, at_start)
         encoded = [unspell(p) for p in pieces] if self.byte_level else [p.encode("utf-8") for p in pieces]
-        return b"".join(encoded), array("q", accumulate(map(len, encoded)))
+        data = b"".join(encoded)
+        return data, sequence_piece_ends(data, self.then_split, array("q", accumulate(map(len, encoded))))
+
+    def split_where_no_token_spans(self, name: str) -> None:
+        """Cut the pieces further with the named pattern `name`, natively: for a model that the
+        reader knows has no token across its cuts, so that each piece segments alone as the
+        whole would (a BPE over one long piece is slower than over many short ones)."""
+        self.then_split = [name]
 
 
 def _behaviour(spec: dict, field: str) -> str:
