@@ -116,11 +116,12 @@ class Tokenizer:
             if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
                 raise ValueError("scaffold: its alphabet or normal merges differ from the tokenizer's")
             scaffold.check_model(self._tokens, self._special.values())
-        self._encoder = get_segmenter(segmenter).build(
+        takes = get_segmenter(segmenter)
+        self._encoder = takes.build(
             tokens=self._tokens, merges=self._merges,
-            symbol_ids=base_symbol_ids(self._ids_by_token, alphabet),
+            symbol_ids=base_symbol_ids(self._ids_by_token, alphabet) if takes.needs_base_symbols else None,
             special_ids=reserved, alphabet=alphabet, scaffold=scaffold,
-            scores=self.scores, **self.segmenter_params)
+            scores=self.scores, pipeline=pipeline, **self.segmenter_params)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
         """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` and
