@@ -1,15 +1,21 @@
 """tokenizer.json files of the shapes open models ship, built with the `tokenizers` library itself
 (never downloaded): byte-level BPE over GPT-2's vocabulary behind each model family's
-pre-tokenizer, and sentencepiece-style BPE with byte fallback trained on a small text. Shared by
-the tests and bench/bench_byo.py."""
+pre-tokenizer, sentencepiece-style BPE with byte fallback trained on a small text, and the other
+models: WordPiece (BERT), WordLevel, and sentencepiece Unigram models written as transformers'
+T5 converter writes them. Shared by the tests and bench/bench_byo.py."""
 from __future__ import annotations
 
+import io
 import json
+from functools import lru_cache
 from pathlib import Path
+
+import sentencepiece
 
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 from tokfx.formats.gpt2 import read_gpt2_files, spell
+from tokfx.formats.sentencepiece_model import SentencePieceModel, parse_sentencepiece_model
 from tokfx.pre_tokenizers.patterns import DEEPSEEK_V3_SPLITS, ISOLATED_SPLITS, PATTERNS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -154,9 +160,74 @@ def mistral() -> Tokenizer:
     return tokenizer
 
 
+def _corpus_lines() -> list[str]:
+    return (FIXTURES / "corpus.en").read_text(encoding="utf-8").splitlines()
+
+
+def bert_wordpiece() -> Tokenizer:
+    """BERT: BertNormalizer (lowercase), BertPreTokenizer, a WordPiece vocabulary trained by
+    tokenizers' WordPieceTrainer (its special tokens first), BertProcessing, WordPiece decoder."""
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]", max_input_chars_per_word=12))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tokenizer.train_from_iterator(_corpus_lines(), trainers.WordPieceTrainer(
+        vocab_size=2000, special_tokens=specials, show_progress=False))
+    tokenizer.post_processor = processors.BertProcessing(("[SEP]", tokenizer.token_to_id("[SEP]")),
+                                                         ("[CLS]", tokenizer.token_to_id("[CLS]")))
+    tokenizer.decoder = decoders.WordPiece(prefix="##", cleanup=True)
+    return tokenizer
+
+
+def word_level() -> Tokenizer:
+    """A WordLevel vocabulary over Whitespace pieces (a word outside it is <unk>)."""
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.train_from_iterator(_corpus_lines(), trainers.WordLevelTrainer(
+        vocab_size=3000, special_tokens=["<unk>", "<pad>"], show_progress=False))
+    return tokenizer
+
+
+@lru_cache(maxsize=None)
+def sentencepiece_unigram(byte_fallback: bool) -> SentencePieceModel:
+    """A sentencepiece Unigram model with T5's reserved ids (pad 0, eos 1, unk 2, no bos)."""
+    written = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(_corpus_lines()), model_writer=written, model_type="unigram", vocab_size=1000,
+        normalization_rule_name="nmt_nfkc", pad_id=0, eos_id=1, unk_id=2, bos_id=-1,
+        byte_fallback=byte_fallback, num_threads=2, minloglevel=2)
+    return parse_sentencepiece_model(written.getvalue(), "unigram model")
+
+
+def _unigram(byte_fallback: bool) -> Tokenizer:
+    """As transformers' T5 converter writes a sentencepiece Unigram model: every piece with its
+    score, unk_id; Precompiled (the model's charsmap) then runs of spaces as one;
+    Metaspace "always" before and after; "$A </s>"."""
+    model = sentencepiece_unigram(byte_fallback)
+    unknown = next(i for i, p in enumerate(model.pieces) if p.type == "unknown")
+    tokenizer = Tokenizer(models.Unigram([(p.piece, p.score) for p in model.pieces], unknown, byte_fallback))
+    tokenizer.normalizer = normalizers.Sequence([normalizers.Precompiled(model.normalizer.precompiled_charsmap),
+                                                 normalizers.Replace(Regex(" {2,}"), " ")])
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tokenizer.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    tokenizer.add_special_tokens([p.piece for p in model.pieces if p.type in ("control", "unknown")])
+    tokenizer.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    return tokenizer
+
+
+def t5_unigram() -> Tokenizer:
+    return _unigram(byte_fallback=False)
+
+
+def unigram_byte_fallback() -> Tokenizer:
+    return _unigram(byte_fallback=True)
+
+
 SHAPES = {"gpt-neox": gpt_neox, "llama3": llama3, "qwen2": qwen2, "deepseek": deepseek,
           "starcoder": starcoder, "falcon": falcon, "bert-like": bert_like,
-          "every-component": every_component, "llama2": llama2, "mistral": mistral}
+          "every-component": every_component, "llama2": llama2, "mistral": mistral,
+          "bert-wordpiece": bert_wordpiece, "word-level": word_level, "t5-unigram": t5_unigram,
+          "unigram-byte-fallback": unigram_byte_fallback}
 
 
 def write_shape(name: str, directory: Path) -> Path:

@@ -118,11 +118,12 @@ class Tokenizer:
             scaffold.check_model(self._tokens, self._special.values())
         if pipeline is not None:
             pipeline.fit(self)
-        self._encoder = get_segmenter(segmenter).build(
+        takes = get_segmenter(segmenter)
+        self._encoder = takes.build(
             tokens=self._tokens, merges=self._merges,
-            symbol_ids=base_symbol_ids(self._ids_by_token, alphabet),
+            symbol_ids=base_symbol_ids(self._ids_by_token, alphabet) if takes.needs_base_symbols else None,
             special_ids=reserved, alphabet=alphabet, scaffold=scaffold,
-            scores=self.scores, **self.segmenter_params)
+            scores=self.scores, pipeline=pipeline, **self.segmenter_params)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
         """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` and

@@ -4,6 +4,7 @@ tokfx's encode_ordinary) and the same decode, on fuzz and on the corpora; saved 
 exported back to tokenizer.json with the same ids; every refused component one line naming it."""
 from __future__ import annotations
 
+import base64
 import json
 import random
 import re
@@ -13,12 +14,15 @@ import fastjsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tokenizers import Regex
 from tokenizers import Tokenizer as Reference
+from tokenizers import normalizers
 
 import tokfx
 from tokfx import Tokenizer
 from conftest import ASSIGNED, corpus_text
-from huggingface_files import SHAPES, write_shape
+from huggingface_files import SHAPES, sentencepiece_unigram, write_shape
+from tokfx.normalizers.huggingface import huggingface_normalizer
 
 # Pieces that stress what each stage decides: added-token look-alikes and neighbours,
 # whitespace runs, digits, contractions, combining marks, scripts, emoji sequences.
@@ -77,9 +81,11 @@ def test_what_was_loaded_is_said(shape):
     assert tok.vocab_size == reference.get_vocab_size(with_added_tokens=True)
     if name in ("llama2", "mistral", "llama3"):
         assert tok.framing.add_bos and tok.bos_id == reference.encode("x").ids[0]
-    if name == "bert-like":
+    if name in ("bert-like", "bert-wordpiece"):
         ids = reference.encode("x").ids
         assert (tok.bos_id, tok.eos_id) == (ids[0], ids[-1])
+    if name in ("t5-unigram", "unigram-byte-fallback"):
+        assert not tok.framing.add_bos and tok.framing.add_eos and tok.eos_id == reference.encode("x").ids[-1]
 
 
 def test_saved_and_exported_files_give_the_same_ids(shape, tmp_path):
@@ -121,14 +127,20 @@ def _set(path: str, value):
 
 @pytest.mark.parametrize("name, edit, message", [
     ("qwen2", _set("normalizer", {"type": "Precompiled", "precompiled_charsmap": ""}),
-     "normalizer: the normalizer 'Precompiled' is not supported"),
-    ("qwen2", _set("normalizer", {"type": "Replace", "pattern": {"Regex": " +"}, "content": " "}),
+     "normalizer.precompiled_charsmap: 0 bytes: shorter than its header"),
+    ("qwen2", _set("normalizer", {"type": "Precompiled", "precompiled_charsmap": "not base64!"}),
+     "normalizer.precompiled_charsmap: expected the charsmap in base64"),
+    ("qwen2", _set("normalizer", {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "}),
      "normalizer.pattern: .*Replace of a"),
+    ("qwen2", _set("normalizer", {"type": "Replace", "pattern": {"Regex": "a|b"}, "content": " "}),
+     "normalizer.pattern: .*Replace of a"),
+    ("qwen2", _set("normalizer", {"type": "Replace", "pattern": {"Regex": " *"}, "content": " "}),
+     "normalizer.pattern: .*cannot match the empty text"),
     ("qwen2", _set("pre_tokenizer.pretokenizers.0", {"type": "UnicodeScripts"}),
      r"pre_tokenizer.pretokenizers\[0\]: the pre-tokenizer 'UnicodeScripts' is not supported"),
     ("qwen2", _set("pre_tokenizer.pretokenizers.0.behavior", "Sideways"), "behavior: expected one of"),
     ("qwen2", _set("pre_tokenizer.pretokenizers.0.pattern", {"Regex": "(a|aa)+$" * 2000}), "pattern.Regex"),
-    ("qwen2", _set("model.type", "WordPiece"), "model.type: the model \"WordPiece\" is not supported"),
+    ("qwen2", _set("model.type", "CharPiece"), "model.type: the model \"CharPiece\" is not supported"),
     ("qwen2", _set("model.dropout", 0.1), "model.dropout: is 0.1"),
     ("qwen2", _set("model.continuing_subword_prefix", "##"), "model.continuing_subword_prefix"),
     ("qwen2", _set("model.merges.5", "Ġ xyz-not-there"), r"model.merges\[5\]: \"xyz-not-there\" is not in"),
@@ -141,6 +153,16 @@ def _set(path: str, value):
     ("llama2", _set("model.byte_fallback", False), "model: a BPE without a ByteLevel"),
     ("llama2", lambda doc: doc["model"]["vocab"].pop("<0x41>") and doc["model"]["vocab"].update({"zz": 10**5}),
      "model.vocab: its ids must be"),
+    ("word-level", lambda doc: doc["model"]["vocab"].update({"zz": 10**5}), "model.vocab: its ids must be"),
+    ("bert-wordpiece", _set("model.max_input_chars_per_word", -1), "model.max_input_chars_per_word: expected a"),
+    ("bert-wordpiece", _set("model.continuing_subword_prefix", None), "model.continuing_subword_prefix: expected"),
+    ("bert-wordpiece", _set("model.dropout", 0.1), "model.dropout: not a field of a WordPiece model"),
+    ("bert-wordpiece", _set("decoder.cleanup", "yes"), "decoder: expected a prefix .* and cleanup true or false"),
+    ("t5-unigram", _set("model.unk_id", 10**6), "model.unk_id: expected null or an id in 0..999"),
+    ("t5-unigram", _set("model.vocab.5", ["x", "-inf"]), r"model.vocab\[5\]: expected \[piece, finite score\]"),
+    ("t5-unigram", _set("model.vocab.5", ["</s>", -3.0]), r"model.vocab\[5\]: '</s>' is listed twice"),
+    ("t5-unigram", _set("model.vocab.5", ["", -3.0]), r"model.vocab\[5\]: an empty token"),
+    ("t5-unigram", _set("model.byte_fallback", 1), "model.byte_fallback: expected true or false"),
 ])
 def test_each_refused_component_is_one_line_naming_it(tmp_path, name, edit, message):
     assert re.search(message, _edited(tmp_path, name, edit))
@@ -174,3 +196,51 @@ def test_tokenizer_config_beside_the_file_names_the_eos(tmp_path):
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": "</s>"}), encoding="utf-8")
     with pytest.raises(tokfx.TokenizerFileError, match="tokenizer_config.json: eos_token: \"</s>\" is not an added"):
         Tokenizer.load(tmp_path)
+
+
+@pytest.mark.parametrize("name, field, value, text", [
+    ("bert-wordpiece", "unk_token", "[NONE]", "\u2603"),
+    ("word-level", "unk_token", "<none>", "zzzzqqq"),
+    ("t5-unigram", "unk_id", None, "\u2603"),
+])
+def test_a_model_without_its_unknown_token_fails_where_tokenizers_fails(tmp_path, name, field, value, text):
+    path = write_shape(name, tmp_path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["model"][field] = value
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    reference, tok = Reference.from_file(str(path)), Tokenizer.load(path)
+    assert tok.encode("the") == reference.encode("the", add_special_tokens=False).ids
+    with pytest.raises(Exception):
+        reference.encode(text, add_special_tokens=False)
+    with pytest.raises(ValueError, match="has no unknown token"):
+        tok.encode(text)
+
+
+def test_the_huggingface_segmenter_needs_the_model_it_was_read_with(tmp_path):
+    tok = Tokenizer.load(write_shape("word-level", tmp_path))
+    with pytest.raises(ValueError, match="only a tokenizer loaded from one has it"):
+        Tokenizer(tok.tokens, [], {}, alphabet=tok.alphabet, segmenter="huggingface")
+    doc = json.loads(json.dumps(tokfx.formats.tokfx_json.tokenizer_to_dict(tok)))
+    doc["tokens"][5], doc["tokens"][6] = doc["tokens"][6], doc["tokens"][5]
+    with pytest.raises(tokfx.TokenizerFileError, match="tokens: they are not the pieces of the tokenizer.json's model"):
+        Tokenizer.from_dict(doc)
+
+
+def test_a_precompiled_grapheme_takes_the_rule_of_its_shortest_key():
+    """spm_precompiled's transform: a cluster under 6 bytes whose first character has a rule is
+    replaced whole by that rule (Ａ + U+0301 is "A", the mark dropped), as tokenizers does; a
+    longer cluster character by character."""
+    charsmap = sentencepiece_unigram(False).normalizer.precompiled_charsmap
+    reference = normalizers.Precompiled(charsmap)
+    ours = huggingface_normalizer({"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()})
+    assert ours.normalize("\uff21\u0301") == "A"
+    for text in ["\uff21\u0301", "\uff21\u0301\u0302\u0303", "e\u0301", "\u2460\u20dd", "ｶﾞ", "\u1100\u1161\u11a8"]:
+        assert ours.normalize(text) == reference.normalize_str(text), text
+
+
+@pytest.mark.parametrize("pattern", [" {2,}", "a+", r"\.{2,3}", "ab?c", "x{2}", "é+ ", r"\[\]*"])
+def test_a_regex_replace_of_literals_and_quantifiers_matches_as_oniguruma_does(pattern):
+    reference = normalizers.Replace(Regex(pattern), "<>")
+    ours = huggingface_normalizer({"type": "Replace", "pattern": {"Regex": pattern}, "content": "<>"})
+    for text in ["a  b   c    d", "aaa bab caa", "x....y..z.", "abc ac abbc", "xxxxx", "éé é", "[]]] [[", ""]:
+        assert ours.normalize(text) == reference.normalize_str(text), (pattern, text)

@@ -13,7 +13,10 @@ What a tokenizer.json says maps onto tokfx's stages as follows:
   over the bytes alphabet; a `BPE` with `byte_fallback` (the sentencepiece exports: Llama 2,
   Mistral, Gemma) is BPE over the chars alphabet of its one-character tokens, its `<0xXX>` tokens
   the fallback bytes. Merges by rank (a pair listed twice ranks where it is listed last, as
-  `tokenizers`' map keeps it); `ignore_merges` emits a piece that is a token whole;
+  `tokenizers`' map keeps it); `ignore_merges` emits a piece that is a token whole; a
+  `WordPiece`, `WordLevel` or `Unigram` runs as its own encoder (the `huggingface` segmenter,
+  tokfx.formats.huggingface_models), its JSON kept with the text stages, its tokens the texts
+  of its entries over the chars alphabet of their characters;
 - `decoder` -> `HuggingFaceText.decode`, over the tokens as `tokenizers` spells them;
 - `post_processor` -> the Framing (BOS / EOS for one sequence), never applied by encode; a
   `tokenizer_config.json` beside the file (transformers') names the BOS / EOS where the
@@ -30,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from tokfx.alphabet import BYTES, Alphabet
+from tokfx.formats.huggingface_models import MODELS, huggingface_model
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
 from tokfx.limits import MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_TOKEN_SYMBOLS, MAX_TOKENS
 from tokfx.normalizers.huggingface import huggingface_normalizer
@@ -37,8 +41,10 @@ from tokfx.pre_tokenizers.added_tokens import AddedToken, AddedTokens
 from tokfx.pre_tokenizers.huggingface import HuggingFacePreTokenizer, spell, unspell
 from tokfx.special_tokens import Framing
 
-# The parts of a tokenizer.json that tokfx.json keeps to rebuild the text stages.
+# The parts of a tokenizer.json that tokfx.json keeps to rebuild the text stages, and the model
+# too where it is one that runs as its own encoder (MODELS: tokfx.formats.huggingface_models).
 KEPT = ("added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder")
+KEPT_MODEL = "model"
 _BYTE_TOKEN = "<0x{:02X}>"
 _SPANS_A_SPACE = re.compile("[^\u2581]\u2581")
 
@@ -65,6 +71,9 @@ class HuggingFaceText:
             self._decode = _decoder(spec.get("decoder"), "decoder")
             self.framing = framing_of(spec.get("post_processor"), Fields(source),
                                       {t.content for t in self.added.tokens})
+            # None: a BPE, whose tokens and merges the Tokenizer's bpe segmenter runs.
+            self.model = (None if spec.get(KEPT_MODEL) is None
+                          else huggingface_model(spec[KEPT_MODEL], self.pre_tokenizer.byte_level))
         except ValueError as exc:
             if isinstance(exc, TokenizerFileError):
                 raise
@@ -84,11 +93,11 @@ class HuggingFaceText:
                 yield None, data, ends
 
     def fit(self, tokenizer) -> None:
-        """What the model allows the text stages to do faster, the same ids: over characters, when
-        no token holds U+2581 after another character, a cut before each run of U+2581 (the
-        sentencepiece pattern) is where no merge reaches, and spares BPE a piece as long as the
-        text (the sentencepiece exports have no pre-tokenizer)."""
-        if tokenizer.alphabet.name != "chars":
+        """What the model allows the text stages to do faster, the same ids: for BPE over
+        characters, when no token holds U+2581 after another character, a cut before each run of
+        U+2581 (the sentencepiece pattern) is where no merge reaches, and spares BPE a piece as
+        long as the text (the sentencepiece exports have no pre-tokenizer)."""
+        if tokenizer.alphabet.name != "chars" or tokenizer.segmenter != "bpe":
             return
         reserved = set(tokenizer.special_tokens.values()) | set(tokenizer.control_tokens.values())
         texts = [tokenizer.alphabet.decode(t) for i, t in enumerate(tokenizer.tokens) if i not in reserved]
@@ -168,8 +177,13 @@ def _decoder_chain(spec: object, field: str, depth: int) -> list[Callable[[list[
         if not isinstance(replacement, str) or len(replacement) != 1 or scheme not in ("first", "always", "never"):
             raise ValueError(f"{field}: expected a one-character replacement and a prepend scheme")
         return [lambda pieces: _metaspace_decode(pieces, replacement, scheme != "never")]
+    if kind == "WordPiece":
+        prefix, cleanup = spec.get("prefix", "##"), spec.get("cleanup", True)
+        if not isinstance(prefix, str) or len(prefix) > 64 or not isinstance(cleanup, bool):
+            raise ValueError(f"{field}: expected a prefix of at most 64 characters and cleanup true or false")
+        return [lambda pieces: _wordpiece_decode(pieces, prefix, cleanup)]
     raise ValueError(f"{field}: the decoder {kind!r} is not supported (tokfx reads ByteLevel, ByteFallback,"
-                     " Fuse, Replace, Strip, Metaspace, Sequence)")
+                     " Fuse, Replace, Strip, Metaspace, WordPiece, Sequence)")
 
 
 def _byte_level_decode(pieces: list[str]) -> list[str]:
@@ -215,6 +229,26 @@ def _strip(piece: str, content: str, start: int, stop: int) -> str:
     while len(piece) - end < stop and end > begin and piece[end - 1] == content:
         end -= 1
     return piece[begin:end]
+
+
+# WordPiece's cleanup (src/decoders/wordpiece.rs): these replacements, in this order, within
+# each token (the space written before it included), never across tokens.
+_CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+            (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+
+
+def _wordpiece_decode(pieces: list[str], prefix: str, cleanup: bool) -> list[str]:
+    """Every token but the first joined to the one before with a space, unless it starts with
+    `prefix` (then dropped): the prefix is tested with Rust's strip_prefix, so "" always is."""
+    out = []
+    for i, piece in enumerate(pieces):
+        if i:
+            piece = piece[len(prefix):] if piece.startswith(prefix) else " " + piece
+        if cleanup:
+            for old, new in _CLEANUP:
+                piece = piece.replace(old, new)
+        out.append(piece)
+    return out
 
 
 def _metaspace_decode(pieces: list[str], replacement: str, drop_first: bool) -> list[str]:
@@ -287,11 +321,13 @@ CONFIG_FILE = "tokenizer_config.json"
 def tokenizer_args_of(doc: dict, source: str) -> dict:
     f = Fields(source)
     doc = f.object(doc, "", ("model",), None)
-    text = HuggingFaceText({key: doc.get(key) for key in KEPT}, source)
     model = f.object(doc["model"], "model", ("vocab",), None)
     kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind in MODELS:
+        return _own_model_args(HuggingFaceText({**{key: doc.get(key) for key in KEPT}, KEPT_MODEL: model}, source), f)
+    text = HuggingFaceText({key: doc.get(key) for key in KEPT}, source)
     if kind != "BPE":
-        f.fail("model.type", f"the model {shown(kind)} is not supported yet (tokfx reads BPE)")
+        f.fail("model.type", f"the model {shown(kind)} is not supported (tokfx reads BPE, {', '.join(MODELS)})")
     for key in ("dropout", "continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key) not in (None, ""):
             f.fail(f"model.{key}", f"is {shown(model[key])}: tokfx reads BPE without it")
@@ -352,6 +388,22 @@ def _with_config_names(framing: Framing, config: Path, known: set[str]) -> Frami
         names[key] = name
     return Framing(framing.bos or names.get("bos_token"), framing.eos or names.get("eos_token"),
                    framing.add_bos, framing.add_eos)
+
+
+def _own_model_args(text: HuggingFaceText, f: Fields) -> dict:
+    """The Tokenizer's keywords for a model that runs as its own encoder (the `huggingface`
+    segmenter): every id's token is its text (the model's entry, or the added token's content
+    beyond the vocabulary) over the chars alphabet of all their characters, which the encoder
+    never reads but decode and tokfx.json do."""
+    pieces = text.model.pieces
+    specials = _added_ids(text.added.tokens, {piece: i for i, piece in enumerate(pieces)}, f)
+    beyond = {i: content for content, i in specials.items() if i >= len(pieces)}
+    texts = pieces + [beyond[i] for i in range(len(pieces), len(pieces) + len(beyond))]
+    alphabet = Alphabet("chars", characters="".join(sorted(set().union(*texts))))
+    algorithm = "unigram" if text.spec[KEPT_MODEL]["type"] == "Unigram" else "wordpiece"
+    return {"tokens": [alphabet.token_of_text(t) for t in texts], "merges": [], "special_tokens": specials,
+            "algorithm": algorithm, "params": {"vocab_size": len(texts)}, "alphabet": alphabet,
+            "segmenter": "huggingface", "pipeline": text, "framing": text.framing}
 
 
 def _contents(pieces: list, specials: dict[str, int]) -> list:
@@ -463,10 +515,13 @@ def spelled_pieces(tokenizer, decoding: bool = True) -> list[str]:
 
 def huggingface_json(tokenizer) -> dict:
     """The tokenizer.json of a tokenizer loaded from one (`tokenizer.pipeline`): its text stages
-    as read, its model rebuilt from the tokens and merges. The model's vocabulary is every id up
+    as read, its model as read when it is one of MODELS, else (BPE) rebuilt from the tokens and
+    merges. The model's vocabulary is every id up
     to the last that is not an added token (added tokens beyond it get their ids from
     `tokenizers` in order, as they had them)."""
     spec = tokenizer.pipeline.spec
+    if spec.get(KEPT_MODEL) is not None:  # a model that runs as its own encoder: as it was read
+        return {"version": "1.0", "truncation": None, "padding": None, **spec}
     pieces = spelled_pieces(tokenizer, decoding=False)
     added = set(tokenizer.special_tokens.values())
     size = 1 + max(i for i in range(len(pieces)) if i not in added)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tokfx.alphabet import CHARACTERS, Alphabet
 from tokfx.formats.gpt2 import write_gpt2_files
-from tokfx.formats.huggingface import KEPT, HuggingFaceText, huggingface_json
+from tokfx.formats.huggingface import KEPT, KEPT_MODEL, HuggingFaceText, huggingface_json
 from tokfx.formats.hf_json import (hf_byte_fallback_bpe_json, hf_tokenizer_json, hf_unigram_tokenizer_json,
                                    hf_wordpiece_tokenizer_json)
 from tokfx.formats.sentencepiece_model import write_sentencepiece_model
@@ -150,7 +150,7 @@ _REQUIRED = ("format", "format_version", "tokfx_version", "algorithm", "params",
 
 
 def _read_huggingface(f: Fields, value: object) -> HuggingFaceText:
-    spec = f.object(value, "huggingface", (), KEPT)
+    spec = f.object(value, "huggingface", (), (*KEPT, KEPT_MODEL))
     try:
         return HuggingFaceText(spec, f.source)
     except TokenizerFileError as exc:  # its fields, named inside "huggingface"

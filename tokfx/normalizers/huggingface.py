@@ -26,6 +26,7 @@ from functools import lru_cache
 import regex
 
 from tokfx.normalizers import tokenizers_categories as crates
+from tokfx.normalizers.precompiled import precompiled_step
 from tokfx.normalizers.surrogates import utf8_encodable
 
 # Rust's char::is_whitespace: the White_Space property (`regex`'s \s for str patterns).
@@ -159,10 +160,18 @@ def _add_steps(spec: object, field: str, steps: list, names: list, depth: int) -
         steps.append(_replace(spec, field))
     elif kind == "BertNormalizer":
         steps.extend(_bert(spec, field))
+    elif kind == "Precompiled":
+        steps.append(precompiled_step(spec, field))
     else:
         raise ValueError(f"{field}: the normalizer {kind!r} is not supported (tokfx reads NFC, NFD,"
                          " NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend, BertNormalizer,"
-                         " Sequence)")
+                         " Precompiled, Sequence)")
+
+
+# A Regex of literal characters (any but the metacharacters, or one of them escaped), each
+# optionally with a greedy ?, *, + or {m}, {m,}, {m,n}.
+_SIMPLE_REGEX = regex.compile(r"""(?:(?:[^\\.^$|?*+()\[\]{}]|\\[\\.^$|?*+()\[\]{}\- ])
+                                      (?:[?*+]|\{\d{1,3}(?:,\d{0,3})?\})?)+""", regex.VERBOSE)
 
 
 def _replace(spec: dict, field: str) -> Callable[[str], str]:
@@ -172,8 +181,18 @@ def _replace(spec: dict, field: str) -> Callable[[str], str]:
         if not old:  # tokenizers' empty string pattern matches nothing
             return lambda text: text
         return lambda text: text.replace(old, content)
-    raise ValueError(f"{field}.pattern: tokfx reads a Replace of a {{\"String\": ...}} pattern only"
-                     " (a Regex one runs in Oniguruma, whose replacement rules tokfx does not reproduce)")
+    if (isinstance(pattern, dict) and set(pattern) == {"Regex"} and isinstance(pattern["Regex"], str)
+            and _SIMPLE_REGEX.fullmatch(pattern["Regex"]) and not regex.fullmatch(pattern["Regex"], "")):
+        # Literal characters with greedy quantifiers, never matching the empty text: Oniguruma
+        # and `regex` find the same leftmost matches; content is inserted as it is (no groups).
+        try:
+            compiled = regex.compile(pattern["Regex"])
+        except regex.error as exc:
+            raise ValueError(f"{field}.pattern.Regex: {exc}") from None
+        return lambda text: compiled.sub(lambda _: content, text)
+    raise ValueError(f"{field}.pattern: tokfx reads a Replace of a {{\"String\": ...}} pattern, or of a"
+                     " {\"Regex\": ...} of literal characters and quantifiers that cannot match the empty"
+                     " text (another runs in Oniguruma, whose matches tokfx does not reproduce)")
 
 
 def _bert(spec: dict, field: str) -> list[Callable[[str], str]]:

@@ -21,6 +21,10 @@ its encoder (an object whose `encode_pieces(data, ends)` encodes pre-tokens):
   piece to piece of one text, as sentencepiece's Viterbi runs over the whole text, and pieces
   are not cached.
 
+- `huggingface` (`huggingface_model.py`): a tokenizer.json's own WordPiece, WordLevel or
+  Unigram model, run as `tokenizers` runs it (tokfx.formats.huggingface_models); only a
+  tokenizer loaded from one (its `pipeline`) has it. No params.
+
 Over an alphabet with an unknown symbol, every encoder writes a run of unknown tokens as one, as
 sentencepiece does (`unknown_runs.py`).
 """
@@ -31,6 +35,7 @@ from dataclasses import dataclass
 
 from tokfx.limits import MAX_WIDTH
 from tokfx.segmenters.bpe import merges_encoder
+from tokfx.segmenters.huggingface_model import tokenizer_json_model
 from tokfx.segmenters.shortest_path import path_encoder
 from tokfx.segmenters.unknown_runs import joining_unknown_runs
 
@@ -41,6 +46,9 @@ class Segmenter:
     build: Callable  # (tokens=, merges=, symbol_ids=, special_ids=, alphabet=, scaffold=, scores=, **params)
     needs_merges: bool = False
     needs_scores: bool = False
+    # A token for every base symbol of the alphabet (`symbol_ids`); a tokenizer.json's own
+    # model looks its text up instead.
+    needs_base_symbols: bool = True
 
     def __post_init__(self):
         # Every encoder joins runs of the unknown token where the alphabet has one (unknown_runs.py).
@@ -53,6 +61,7 @@ SEGMENTERS: dict[str, Segmenter] = {
     "pathpiece-r": Segmenter({"max_width": 16, "seed": 0}, path_encoder("pathpiece-r")),
     "greedy": Segmenter({"max_width": 16}, path_encoder("greedy")),
     "likelihood": Segmenter({"max_width": 16, "float_bits": 64}, path_encoder("likelihood"), needs_scores=True),
+    "huggingface": Segmenter({}, tokenizer_json_model, needs_base_symbols=False),
 }
 
 
