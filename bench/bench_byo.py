@@ -91,7 +91,8 @@ def per_document(label: str, ours, peer, corpora: dict[str, str], runs: int):
                                 lambda _: [i for doc in docs for i in peer(doc)], {corpus: text}, runs)
 
 
-HUGGINGFACE_SHAPES = ("gpt-neox", "llama3", "qwen2", "deepseek", "starcoder", "llama2", "mistral", "bert-like")
+HUGGINGFACE_SHAPES = ("gpt-neox", "llama3", "qwen2", "deepseek", "starcoder", "falcon", "llama2", "mistral",
+                      "bert-wordpiece", "t5-unigram")
 
 
 def huggingface_section(corpora: dict[str, str], runs: int):
