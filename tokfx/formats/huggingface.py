@@ -37,6 +37,7 @@ from tokfx.formats.huggingface_models import MODELS, huggingface_model
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
 from tokfx.limits import MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_TOKEN_SYMBOLS, MAX_TOKENS
 from tokfx.normalizers.huggingface import huggingface_normalizer
+from tokfx.normalizers.huggingface_components import components
 from tokfx.pre_tokenizers.added_tokens import AddedToken, AddedTokens
 from tokfx.pre_tokenizers.huggingface import HuggingFacePreTokenizer, spell, unspell
 from tokfx.special_tokens import Framing
@@ -132,7 +133,7 @@ def _added_tokens(entries: object, source: str) -> list[AddedToken]:
 def _decoder(spec: object, field: str) -> Callable[[list[str]], str]:
     if spec is None:
         return " ".join
-    chain = _decoder_chain(spec, field, 0)
+    chain = _decoder_chain(spec, field)
 
     def decode(pieces: list[str]) -> str:
         for step in chain:
@@ -141,15 +142,13 @@ def _decoder(spec: object, field: str) -> Callable[[list[str]], str]:
     return decode
 
 
-def _decoder_chain(spec: object, field: str, depth: int) -> list[Callable[[list[str]], list[str]]]:
-    if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
-        raise ValueError(f"{field}: expected an object with a \"type\"")
+def _decoder_chain(spec: object, field: str) -> list[Callable[[list[str]], list[str]]]:
+    return [step for component, where in components(spec, field, "decoders", "decoders")
+            for step in _decoder_steps(component, where)]
+
+
+def _decoder_steps(spec: dict, field: str) -> list[Callable[[list[str]], list[str]]]:
     kind = spec["type"]
-    if kind == "Sequence":
-        items = spec.get("decoders")
-        if not isinstance(items, list) or len(items) > 64 or depth > 4:
-            raise ValueError(f"{field}.decoders: expected an array of at most 64 decoders")
-        return [step for i, item in enumerate(items) for step in _decoder_chain(item, f"{field}.decoders[{i}]", depth + 1)]
     if kind == "ByteLevel":
         return [_byte_level_decode]
     if kind == "ByteFallback":

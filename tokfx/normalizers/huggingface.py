@@ -26,6 +26,7 @@ from functools import lru_cache
 import regex
 
 from tokfx.normalizers import tokenizers_categories as crates
+from tokfx.normalizers.huggingface_components import components
 from tokfx.normalizers.precompiled import precompiled_step
 from tokfx.normalizers.surrogates import utf8_encodable
 
@@ -73,7 +74,12 @@ def _unknown_to_9() -> regex.Pattern:
 
 def normalize_9(form: str, text: str) -> str:
     """unicodedata.normalize(form, text) as Unicode 9.0 has it: the runs between characters only
-    a newer Unicode normalizes are normalized apart, those characters left as they are."""
+    a newer Unicode normalizes are normalized apart, those characters left as they are. A text
+    that Python's Unicode finds normalized already, 9.0 leaves as it is too: it orders and
+    composes the characters it knows as Python does, and takes the others for starters, which
+    only block what Python's would have combined or reordered."""
+    if unicodedata.is_normalized(form, text):  # most text: a quick check in C
+        return text
     unknown = _unknown_to_9()
     if unknown.search(text) is None:
         return unicodedata.normalize(form, text)
@@ -111,7 +117,8 @@ class HuggingFaceNormalizer:
 
 def huggingface_normalizer(spec: dict, field: str = "normalizer") -> HuggingFaceNormalizer:
     steps, names = [], []
-    _add_steps(spec, field, steps, names, depth=0)
+    for step, where in components(spec, field, "normalizers", "normalizers"):
+        _add_step(step, where, steps, names)
     return HuggingFaceNormalizer(spec, steps, " > ".join(names) or "none")
 
 
@@ -129,17 +136,8 @@ def _text(spec: dict, key: str, field: str) -> str:
     return value
 
 
-def _add_steps(spec: object, field: str, steps: list, names: list, depth: int) -> None:
-    if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
-        raise ValueError(f"{field}: expected an object with a \"type\"")
+def _add_step(spec: dict, field: str, steps: list, names: list) -> None:
     kind = spec["type"]
-    if kind == "Sequence":
-        items = spec.get("normalizers")
-        if not isinstance(items, list) or len(items) > 64 or depth > 4:
-            raise ValueError(f"{field}.normalizers: expected an array of at most 64 normalizers")
-        for i, item in enumerate(items):
-            _add_steps(item, f"{field}.normalizers[{i}]", steps, names, depth + 1)
-        return
     names.append(kind)
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
         steps.append(lambda text, form=kind: normalize_9(form, text))

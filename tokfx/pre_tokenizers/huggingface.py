@@ -21,6 +21,7 @@ from itertools import accumulate
 import regex
 
 from tokfx._pretokenize import FAST_PATTERNS
+from tokfx.normalizers.huggingface_components import components
 from tokfx.normalizers.tokenizers_categories import PUNCTUATION, character_class
 from tokfx.pre_tokenizers.patterns import pattern_for_isolated_split
 from tokfx.pre_tokenizers.sequence import sequence_piece_ends
@@ -79,7 +80,8 @@ class HuggingFacePreTokenizer:
         self.native_patterns: list[str] | None = []
         self.then_split: list[str] = []  # split_where_no_token_spans
         if spec is not None:
-            self._add(spec, field, 0)
+            for step, where in components(spec, field, "pretokenizers", "pre-tokenizers"):
+                self._add(step, where)
         if self.native_patterns is not None and not all(p in FAST_PATTERNS for p in self.native_patterns):
             self.native_patterns = None
 
@@ -87,17 +89,8 @@ class HuggingFacePreTokenizer:
     def description(self) -> str:
         return " > ".join(self.names) or "none"
 
-    def _add(self, spec: object, field: str, depth: int) -> None:
-        if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
-            raise ValueError(f"{field}: expected an object with a \"type\"")
+    def _add(self, spec: dict, field: str) -> None:
         kind = spec["type"]
-        if kind == "Sequence":
-            items = spec.get("pretokenizers")
-            if not isinstance(items, list) or len(items) > 64 or depth > 4:
-                raise ValueError(f"{field}.pretokenizers: expected an array of at most 64 pre-tokenizers")
-            for i, item in enumerate(items):
-                self._add(item, f"{field}.pretokenizers[{i}]", depth + 1)
-            return
         if self.byte_level and kind != "ByteLevel":
             self.native_patterns = None  # the step sees spelled text: run in Python
         build = _STEPS.get(kind)
