@@ -19,15 +19,14 @@ import os
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # one thread, before tokenizers loads
 import argparse
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import tiktoken
 
 from corpora import load
+from timing import median_seconds
 from tokfx import Tokenizer
 from tokfx.formats.gpt2 import read_gpt2_files
 from tokfx.formats.tiktoken_ranks import write_tiktoken_ranks
@@ -35,15 +34,6 @@ from tokfx.pre_tokenizers.patterns import PATTERNS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 CORPORA = ["en_10M", "zh_5M"]
-
-
-def median_seconds(run, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def side_by_side(label: str, ours, peer, corpora: dict[str, str], runs: int):

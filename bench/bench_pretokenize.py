@@ -11,12 +11,11 @@ side (by default the patterns of open models' tokenizer files, and DeepSeek V3's
 three: `sequence_piece_ends` against regex.findall over each stage's pieces in turn).
 """
 import argparse
-import statistics
-import time
 
 import regex
 
 from corpora import load
+from timing import median_seconds
 from tokfx import _pretokenize
 from tokfx._count_table import CountTable, count_pieces
 from tokfx.pre_tokenizers import sequence_piece_ends
@@ -26,15 +25,6 @@ CORPORA = ["en_10M", "zh_5M", "ja_1M", "ko_4M"]
 # Named sequences of named patterns (a Hugging Face Sequence of Splits).
 SEQUENCES = {"deepseek-v3": DEEPSEEK_V3_SPLITS}
 SIDE_BY_SIDE_PATTERNS = ["qwen2", "tekken", "digits-1-3", "cjk-runs", "deepseek", "digits", "deepseek-v3"]
-
-
-def median_seconds(run, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def regex_stages(names, text: str):

@@ -24,7 +24,7 @@ from tokfx.formats.hf_json import (hf_byte_fallback_bpe_json, hf_tokenizer_json,
                                    hf_wordpiece_tokenizer_json)
 from tokfx.formats.sentencepiece_model import write_sentencepiece_model
 from tokfx.formats.sentencepiece_tokenizer import sentencepiece_model, sentencepiece_refusal
-from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
+from tokfx.formats.untrusted import Fields, TokenizerFileError, shown
 from tokfx.limits import (MAX_CHARSMAP_BYTES, MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS,
                           MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS, MAX_UNKNOWN_TEXT_CHARS, MAX_WIDTH)
 from tokfx.normalizers import SentencePieceNormalizer
