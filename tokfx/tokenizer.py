@@ -534,8 +534,8 @@ class Tokenizer:
 
     @classmethod
     def from_sentencepiece(cls, model_file: str | os.PathLike) -> "Tokenizer":
-        """A tokenizer from a sentencepiece `.model` file (BPE or Unigram, with byte_fallback),
-        encoding as sentencepiece does, with the model's ids (docs/alphabets.md). The file is
+        """A tokenizer from a sentencepiece `.model` file (BPE or Unigram, with byte_fallback or
+        an unknown piece for what the vocabulary lacks), encoding as sentencepiece does, with the model's ids (docs/alphabets.md). The file is
         untrusted input: a fault in it is one TokenizerFileError naming the file and the field."""
         source = str(model_file)
         return cls._built(sentencepiece_tokenizer_args(read_sentencepiece_model(model_file), source), source)
