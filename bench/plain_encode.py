@@ -24,7 +24,7 @@ def load_encoder(tokenizer_dir: str, use_tiktoken: bool):
     global encode
     if use_tiktoken:
         import tiktoken
-        from tokfx.formats.gpt2 import unspell  # GPT-2's byte-to-character spelling, undone
+        from tokfx.pre_tokenizers.byte_level import unspell  # GPT-2's byte-to-character spelling, undone
         vocab = json.loads((Path(tokenizer_dir) / "vocab.json").read_text(encoding="utf-8"))
         ranks = {unspell(token): i for token, i in vocab.items() if token != "<|endoftext|>"}
         encode = tiktoken.Encoding("gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,

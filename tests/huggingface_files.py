@@ -14,7 +14,8 @@ import sentencepiece
 
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
-from tokfx.formats.gpt2 import read_gpt2_files, spell
+from tokfx.formats.gpt2 import read_gpt2_files
+from tokfx.pre_tokenizers.byte_level import spell
 from tokfx.formats.sentencepiece_model import SentencePieceModel, parse_sentencepiece_model
 from tokfx.pre_tokenizers.patterns import DEEPSEEK_V3_SPLITS, ISOLATED_SPLITS, PATTERNS
 

@@ -464,9 +464,9 @@ class Tokenizer:
         elif found.kind == "huggingface":
             tokenizer = cls._built(tokenizer_args_of(found.doc, str(found.path)), str(found.path))
         elif found.kind == "sentencepiece":
-            tokenizer = cls.from_sentencepiece(found.path)
+            tokenizer = cls._built(sentencepiece_tokenizer_args(found.doc, str(found.path)), str(found.path))
         else:
-            tokenizer = cls.from_tekken(found.path)
+            tokenizer = cls._from_tekken(read_tekken(found.path, found.doc), str(found.path))
         tokenizer.source = found.provenance()
         return tokenizer
 
@@ -565,11 +565,14 @@ class Tokenizer:
         (tokfx.formats.tekken). The file is untrusted input: a fault in it is one
         TokenizerFileError naming the file and the field. Its framing: BOS added, as Mistral's
         models are trained (and their Hugging Face tokenizers do), EOS named."""
-        found = read_tekken(path)
+        return cls._from_tekken(read_tekken(path), str(path))
+
+    @classmethod
+    def _from_tekken(cls, found: dict, source: str) -> "Tokenizer":
         return cls._built({"tokens": found["tokens"], "merges": found["merges"], "special_tokens": {},
                            "pattern": found["pattern"], "segmenter": "bpe", "segmenter_params": BYTE_PAIR_RULE,
                            "control_tokens": found["control_tokens"],
-                           "framing": Framing(found["bos"], found["eos"], found["bos"] is not None)}, str(path))
+                           "framing": Framing(found["bos"], found["eos"], found["bos"] is not None)}, source)
 
     @classmethod
     def from_byte_merges(cls, vocab: Mapping[int, bytes], byte_merges: Sequence[tuple[bytes, bytes]],

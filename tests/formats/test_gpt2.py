@@ -2,7 +2,7 @@
 import json
 
 from conftest import fixture_path
-from tokfx.formats.gpt2 import bytes_to_unicode, unicode_to_bytes
+from tokfx.pre_tokenizers.byte_level import bytes_to_unicode, unicode_to_bytes
 
 
 def test_single_byte_tokens_of_gpt2_vocab_are_the_table():

@@ -14,7 +14,7 @@ from tokfx._bpe_train import train_merges
 from tokfx.models.bpe.merge_loop import BYTE_KEYS, train_bpe_merges
 from tokfx.progress import Progress
 from tokfx.segmenters.bpe import merges_as_bytes, token_bytes
-from tokfx.formats.gpt2 import unicode_to_bytes
+from tokfx.pre_tokenizers.byte_level import unicode_to_bytes
 from tokfx.reference.bpe_train import count_pairs
 from tokfx.reference.bpe_train import train_merges as reference_train_merges
 

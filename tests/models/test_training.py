@@ -4,7 +4,7 @@ import pytest
 
 import tokfx
 from conftest import fixture_path
-from tokfx.formats.gpt2 import unicode_to_bytes
+from tokfx.pre_tokenizers.byte_level import unicode_to_bytes
 from tokfx.models.base import ShortVocabularyWarning
 
 EOT = "<|endoftext|>"

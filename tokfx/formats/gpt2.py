@@ -1,43 +1,13 @@
 """GPT-2 style vocab.json ({token spelled with GPT-2's byte alphabet: id}) and merges.txt (one
 merge per line, the two parts spelled the same way and separated by one space)."""
 import json
-from functools import cache
 from pathlib import Path
 
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_file_bytes, read_json_file, shown
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS
+from tokfx.pre_tokenizers.byte_level import spell, unspell
 
 MERGES_HEADER = "#version: 0.2"
-
-
-@cache
-def bytes_to_unicode() -> dict[int, str]:
-    """Printable bytes stand for themselves; the other 68 map to chr(256), chr(257), ... in order."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                 *range(ord("®"), ord("ÿ") + 1)]
-    table = {b: chr(b) for b in printable}
-    shifted = 256
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(shifted)
-            shifted += 1
-    return dict(sorted(table.items()))
-
-
-@cache
-def unicode_to_bytes() -> dict[str, int]:
-    return {char: b for b, char in bytes_to_unicode().items()}
-
-
-def spell(token: bytes) -> str:
-    table = bytes_to_unicode()
-    return "".join(table[b] for b in token)
-
-
-def unspell(spelling: str) -> bytes:
-    """Raises KeyError for a character outside GPT-2's byte alphabet."""
-    table = unicode_to_bytes()
-    return bytes(table[char] for char in spelling)
 
 
 def read_gpt2_files(vocab_json, merges_txt) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:

@@ -8,7 +8,7 @@ import math
 
 import regex
 
-from tokfx.formats.gpt2 import spell
+from tokfx.pre_tokenizers.byte_level import spell
 
 # Oniguruma (the regex engine of tokenizers, Ruby syntax) reads `X{1,3}+` as `(X{1,3})+`, not as
 # the possessive interval that `regex` and tiktoken's patterns (cl100k) mean; an atomic group
@@ -125,7 +125,7 @@ def read_hf_unigram(path) -> dict:
     (tokfx.formats.untrusted: bounded size and depth, exact types); anything else is refused
     with a TokenizerFileError naming the file and field: another model, a normalizer, byte
     fallback, a piece outside GPT-2's byte alphabet, a byte missing from the vocabulary."""
-    from tokfx.formats.gpt2 import unspell
+    from tokfx.pre_tokenizers.byte_level import unspell
     from tokfx.formats.untrusted import Fields, read_json_file, shown
     from tokfx.limits import MAX_PATTERN_CHARS, MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_TOKEN_SYMBOLS, MAX_TOKENS
     from tokfx.pre_tokenizers.patterns import PATTERNS

@@ -39,7 +39,8 @@ from tokfx.limits import MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_TOKEN_
 from tokfx.normalizers.huggingface import huggingface_normalizer
 from tokfx.normalizers.huggingface_components import components
 from tokfx.pre_tokenizers.added_tokens import AddedToken, AddedTokens
-from tokfx.pre_tokenizers.huggingface import HuggingFacePreTokenizer, spell, unspell
+from tokfx.pre_tokenizers.byte_level import spell, unspell
+from tokfx.pre_tokenizers.huggingface import HuggingFacePreTokenizer
 from tokfx.special_tokens import Framing
 
 # The parts of a tokenizer.json that tokfx.json keeps to rebuild the text stages, and the model

@@ -17,7 +17,7 @@ from __future__ import annotations
 from array import array
 
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS
-from tokfx.pre_tokenizers.huggingface import spell
+from tokfx.pre_tokenizers.byte_level import spell
 
 MODELS = ("WordPiece", "WordLevel", "Unigram")
 _CACHE_LIMIT = 100_000  # pre-tokens remembered, then the cache starts over

@@ -40,14 +40,15 @@ BOS, EOS = "<s>", "</s>"
 _VERSION = re.compile(r"v([0-9]{1,4})")
 
 
-def read_tekken(path: str | os.PathLike) -> dict:
+def read_tekken(path: str | os.PathLike, doc: object = None) -> dict:
     """{"tokens", "merges", "control_tokens", "pattern", "bos", "eos"}: the tokens by id, the
     merges and control tokens (the special tokens, fillers included) for the bpe segmenter with
     tiktoken_ranks.BYTE_PAIR_RULE, the pattern (a named one where the regex is one), and the
-    texts of the begin- and end-of-sequence tokens (None where the file has none)."""
+    texts of the begin- and end-of-sequence tokens (None where the file has none). `doc`: the
+    file's JSON when already parsed (Tokenizer.load has it), else the file is read."""
     source = str(path)
     f = Fields(source)
-    doc = f.object(read_json_file(path, source), "", ("config", "vocab"), None)
+    doc = f.object(read_json_file(path, source) if doc is None else doc, "", ("config", "vocab"), None)
     config = f.object(doc["config"], "config", ("pattern", "default_vocab_size", "default_num_special_tokens",
                                                 "version"), None)
     version = f.str(config["version"], "config.version", 16)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tokfx.formats.huggingface import is_huggingface
+from tokfx.formats.sentencepiece_model import parse_sentencepiece_model
 from tokfx.formats.untrusted import TokenizerFileError, parse_json, read_file_bytes
 
 DIRECTORY_FILES = ("tokfx.json", "tokenizer.json", "tekken.json", "tokenizer.model")
@@ -25,7 +26,7 @@ class TokenizerFile:
     path: Path
     kind: str  # tokfx, huggingface, tekken, sentencepiece
     sha256: str
-    doc: object = None  # the parsed JSON of a JSON file
+    doc: object = None  # what was parsed of it: the JSON, or the sentencepiece model
 
     def provenance(self) -> dict:
         """What a manifest records of where a tokenizer came from."""
@@ -62,7 +63,7 @@ def find_tokenizer_file(path: str | os.PathLike) -> TokenizerFile:
         raise TokenizerFileError(str(path), None, "a tiktoken rank file, which names no pre-tokenization"
                                  " pattern: load it with Tokenizer.from_tiktoken(path, pattern=...)")
     if data[:1] == b"\x0a":  # protobuf field 1 (pieces), length-delimited: a sentencepiece model
-        return TokenizerFile(path, "sentencepiece", digest)
+        return TokenizerFile(path, "sentencepiece", digest, parse_sentencepiece_model(data, str(path)))
     raise TokenizerFileError(str(path), None, "not a tokenizer file tokfx reads (tokfx.json, Hugging Face"
                              " tokenizer.json, sentencepiece .model, tekken.json, or a tiktoken rank file"
                              " through Tokenizer.from_tiktoken)")

@@ -34,7 +34,7 @@ from tokfx.normalizers.surrogates import utf8_encodable
 WHITESPACE = regex.compile(r"\s")
 _LEADING_SPACE = regex.compile(r"\A\s+")
 _TRAILING_SPACE = regex.compile(r"\s+\Z")
-# BertNormalizer's clean_text: NUL, U+FFFD and the "other" categories (Cc Cf Cn Co Cs) but tab,
+# BertNormalizer's clean_text: NUL, U+FFFD and the crate's "other" categories (Cc Cf Co) but tab,
 # newline and return are dropped; its whitespace (tab, newline, return, White_Space) becomes " ".
 _BERT_DROPPED = regex.compile(rf"[\x00\ufffd{crates.character_class(crates.OTHER)}--[\t\n\r]]", regex.V1)
 _NONSPACING_MARK = regex.compile(f"[{crates.character_class(crates.NONSPACING_MARK)}]")

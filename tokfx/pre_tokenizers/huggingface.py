@@ -21,8 +21,10 @@ from itertools import accumulate
 import regex
 
 from tokfx._pretokenize import FAST_PATTERNS
+from tokfx._pretokenize import split as native_split
 from tokfx.normalizers.huggingface_components import components
 from tokfx.normalizers.tokenizers_categories import PUNCTUATION, character_class
+from tokfx.pre_tokenizers.byte_level import spell, unspell
 from tokfx.pre_tokenizers.patterns import pattern_for_isolated_split
 from tokfx.pre_tokenizers.sequence import sequence_piece_ends
 from tokfx.pre_tokenizers.user_pattern import UserPattern
@@ -39,31 +41,6 @@ _IS_NUMERIC = r"\p{N}"  # char::is_numeric
 # ByteLevel's own regex (GPT-2's): the named pattern gpt2 is the same alternation.
 _BYTE_LEVEL_PATTERN = "gpt2"
 BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-
-
-def _byte_alphabet() -> dict[int, str]:
-    """GPT-2's byte -> printable character table (tokenizers' BYTES_CHAR)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    table, extra = {}, 0
-    for b in range(256):
-        if b in printable:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return table
-
-
-_SPELLING = _byte_alphabet()
-_UNSPELLING = {char: byte for byte, char in _SPELLING.items()}
-
-
-def spell(data: bytes) -> str:
-    return "".join(map(_SPELLING.__getitem__, data))
-
-
-def unspell(text: str) -> bytes:
-    return bytes(map(_UNSPELLING.__getitem__, text))
 
 
 class HuggingFacePreTokenizer:
@@ -223,7 +200,6 @@ def _byte_level(self: HuggingFacePreTokenizer, spec: dict, field: str):
 
 
 def _gpt2_split(pieces: list[Piece]) -> list[Piece]:
-    from tokfx._pretokenize import split as native_split
     out = []
     for text, at_start in pieces:
         parts = [p.decode("utf-8") for p in native_split(text.encode("utf-8"), _BYTE_LEVEL_PATTERN)]
