@@ -6,9 +6,7 @@ includes its own (parallel) pre-tokenization and counting; a 1-merge run measure
 and the difference estimates its merge loop alone.
 """
 import resource
-import statistics
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpora import load  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 from tokfx.models.bpe.merge_loop import train_bpe_merges  # noqa: E402
 from tokfx.pre_tokenizers.patterns import GPT2  # noqa: E402
@@ -41,20 +40,11 @@ def pretoken_counts(text: str) -> Counter:
     return counts
 
 
-def median_seconds(run) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def rustbpe_seconds(text: str, num_merges: int) -> float:
     chunks = text.split(SPECIAL)
     # rustbpe's vocab_size counts the 256 bytes and its merges; it has no special tokens.
     return median_seconds(lambda: rustbpe.Tokenizer().train_from_iterator(
-        iter(chunks), 256 + num_merges, pattern=GPT2))
+        iter(chunks), 256 + num_merges, pattern=GPT2), REPEATS)
 
 
 def reset_peak_rss() -> bool:
@@ -85,7 +75,7 @@ def main() -> None:
         exact_peak = reset_peak_rss()
         merges = train_bpe_merges(counts, NUM_MERGES)
         peak = rss_mb("VmHWM")
-        ours = median_seconds(lambda: train_bpe_merges(counts, NUM_MERGES))
+        ours = median_seconds(lambda: train_bpe_merges(counts, NUM_MERGES), REPEATS)
         print(f"{name}: {len(counts):,} unique pre-tokens, {sum(map(len, counts)):,} bytes; "
               f"{len(merges):,} merges in {ours:.3f} s (median of {REPEATS})")
         print(f"{name}: RSS {rss_before:.0f} MB before training, peak {peak:.0f} MB during it"
