@@ -189,6 +189,39 @@ def word_level() -> Tokenizer:
     return tokenizer
 
 
+def quicktour_bpe() -> Tokenizer:
+    """BPE over characters with an unknown token behind Whitespace, as `tokenizers`' quick tour
+    trains it (no decoder: tokens joined with spaces); a run of unknown characters is one."""
+    tokenizer = Tokenizer(models.BPE(unk_token="[UNK]", fuse_unk=True))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.train_from_iterator(_corpus_lines(), trainers.BpeTrainer(
+        vocab_size=2000, special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"], show_progress=False))
+    return tokenizer
+
+
+def openai_gpt_like() -> Tokenizer:
+    """OpenAI GPT's (and CLIP's) shape: BPE whose word-final tokens end in "</w>", lowercased
+    BERT text and pieces, each unknown character its own <unk>, the BPEDecoder."""
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix="</w>"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.train_from_iterator(_corpus_lines(), trainers.BpeTrainer(
+        vocab_size=2000, special_tokens=["<unk>"], end_of_word_suffix="</w>", show_progress=False))
+    tokenizer.decoder = decoders.BPEDecoder(suffix="</w>")
+    return tokenizer
+
+
+def subword_prefix_bpe() -> Tokenizer:
+    """BPE whose tokens after a word's first carry "##" (continuing_subword_prefix), over
+    WhitespaceSplit pieces, decoded as WordPiece."""
+    tokenizer = Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##", fuse_unk=False))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.train_from_iterator(_corpus_lines(), trainers.BpeTrainer(
+        vocab_size=2000, special_tokens=["[UNK]"], continuing_subword_prefix="##", show_progress=False))
+    tokenizer.decoder = decoders.WordPiece(prefix="##")
+    return tokenizer
+
+
 @lru_cache(maxsize=None)
 def sentencepiece_unigram(byte_fallback: bool) -> SentencePieceModel:
     """A sentencepiece Unigram model with T5's reserved ids (pad 0, eos 1, unk 2, no bos)."""
@@ -228,7 +261,8 @@ SHAPES = {"gpt-neox": gpt_neox, "llama3": llama3, "qwen2": qwen2, "deepseek": de
           "starcoder": starcoder, "falcon": falcon, "bert-like": bert_like,
           "every-component": every_component, "llama2": llama2, "mistral": mistral,
           "bert-wordpiece": bert_wordpiece, "word-level": word_level, "t5-unigram": t5_unigram,
-          "unigram-byte-fallback": unigram_byte_fallback}
+          "unigram-byte-fallback": unigram_byte_fallback, "quicktour-bpe": quicktour_bpe,
+          "openai-gpt-like": openai_gpt_like, "subword-prefix-bpe": subword_prefix_bpe}
 
 
 def write_shape(name: str, directory: Path) -> Path:

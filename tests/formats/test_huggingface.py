@@ -142,7 +142,12 @@ def _set(path: str, value):
     ("qwen2", _set("pre_tokenizer.pretokenizers.0.pattern", {"Regex": "(a|aa)+$" * 2000}), "pattern.Regex"),
     ("qwen2", _set("model.type", "CharPiece"), "model.type: the model \"CharPiece\" is not supported"),
     ("qwen2", _set("model.dropout", 0.1), "model.dropout: is 0.1"),
-    ("qwen2", _set("model.continuing_subword_prefix", "##"), "model.continuing_subword_prefix"),
+    ("qwen2", _set("model.continuing_subword_prefix", "##"),
+     r"model.merges\[0\]: cutting the continuing_subword_prefix's 2 bytes off 't' leaves no text"),
+    ("quicktour-bpe", _set("model.end_of_word_suffix", 7), "model.end_of_word_suffix: expected null or a string"),
+    ("quicktour-bpe", _set("model.merges.0", "a"), r"model.merges\[0\]: expected \"left right\""),
+    ("quicktour-bpe", _set("model.fuse_unk", "yes"), "model.fuse_unk: expected true or false"),
+    ("openai-gpt-like", _set("decoder.suffix", 3), "decoder.suffix: expected a string"),
     ("qwen2", _set("model.merges.5", "Ġ xyz-not-there"), r"model.merges\[5\]: \"xyz-not-there\" is not in"),
     ("qwen2", _set("added_tokens.0.id", 7), r"added_tokens\[0\].id: 7, where tokenizers gives"),
     ("qwen2", _set("added_tokens.1.lstrip", "yes"), r"added_tokens\[1\].lstrip: expected true or false"),
@@ -150,7 +155,6 @@ def _set(path: str, value):
     ("qwen2", _set("post_processor", {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<x>"}},
                                                                              {"Sequence": {"id": "A"}}]}),
      "post_processor: adds \"<x>\", which is not an added token"),
-    ("llama2", _set("model.byte_fallback", False), "model: a BPE without a ByteLevel"),
     ("llama2", lambda doc: doc["model"]["vocab"].pop("<0x41>") and doc["model"]["vocab"].update({"zz": 10**5}),
      "model.vocab: its ids must be"),
     ("word-level", lambda doc: doc["model"]["vocab"].update({"zz": 10**5}), "model.vocab: its ids must be"),
@@ -202,6 +206,7 @@ def test_tokenizer_config_beside_the_file_names_the_eos(tmp_path):
     ("bert-wordpiece", "unk_token", "[NONE]", "\u2603"),
     ("word-level", "unk_token", "<none>", "zzzzqqq"),
     ("t5-unigram", "unk_id", None, "\u2603"),
+    ("quicktour-bpe", "unk_token", "[NONE]", "\u2603"),
 ])
 def test_a_model_without_its_unknown_token_fails_where_tokenizers_fails(tmp_path, name, field, value, text):
     path = write_shape(name, tmp_path)
@@ -214,6 +219,33 @@ def test_a_model_without_its_unknown_token_fails_where_tokenizers_fails(tmp_path
         reference.encode(text, add_special_tokens=False)
     with pytest.raises(ValueError, match="has no unknown token"):
         tok.encode(text)
+
+
+def _with_byte_tokens(model: dict) -> None:
+    for b in range(256):
+        model["vocab"].setdefault(f"<0x{b:02X}>", len(model["vocab"]))
+    model["byte_fallback"] = True
+
+
+@pytest.mark.parametrize("name, edit", [
+    ("quicktour-bpe", lambda model: model.update(unk_token=None)),  # an unknown character is dropped
+    ("quicktour-bpe", lambda model: model.update(fuse_unk=False)),
+    ("quicktour-bpe", _with_byte_tokens),
+    ("subword-prefix-bpe", _with_byte_tokens),  # the prefix's bytes fall back too
+    ("subword-prefix-bpe", lambda model: model.update(ignore_merges=True, fuse_unk=True)),
+    ("openai-gpt-like", lambda model: model.update(dropout=0.0)),
+    ("llama2", lambda model: model.update(byte_fallback=False)),  # its <unk> for what it lacks
+])
+def test_the_options_of_a_bpe_over_characters_give_the_ids_of_tokenizers(tmp_path, name, edit):
+    path = write_shape(name, tmp_path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    edit(doc["model"])
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    reference, tok = Reference.from_file(str(path)), Tokenizer.load(path)
+    rng = random.Random(2)
+    text = corpus_text("english/wikitext2_test.txt")[:50_000] + corpus_text("chinese/shuihu.txt")[:5_000]
+    for piece in _PIECES + [text[s:s + rng.randint(1, 400)] for s in rng.sample(range(len(text)), 150)]:
+        _same(reference, tok, piece + " \u2603\u2603x\u2603 " + piece)
 
 
 def test_the_huggingface_segmenter_needs_the_model_it_was_read_with(tmp_path):

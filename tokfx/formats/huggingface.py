@@ -13,8 +13,9 @@ What a tokenizer.json says maps onto tokfx's stages as follows:
   over the bytes alphabet; a `BPE` with `byte_fallback` (the sentencepiece exports: Llama 2,
   Mistral, Gemma) is BPE over the chars alphabet of its one-character tokens, its `<0xXX>` tokens
   the fallback bytes. Merges by rank (a pair listed twice ranks where it is listed last, as
-  `tokenizers`' map keeps it); `ignore_merges` emits a piece that is a token whole; a
-  `WordPiece`, `WordLevel` or `Unigram` runs as its own encoder (the `huggingface` segmenter,
+  `tokenizers`' map keeps it); `ignore_merges` emits a piece that is a token whole; a BPE over
+  characters with a `continuing_subword_prefix`, an `end_of_word_suffix` or an unknown token
+  (tokfx.formats.huggingface_bpe), a `WordPiece`, `WordLevel` or `Unigram` runs as its own encoder (the `huggingface` segmenter,
   tokfx.formats.huggingface_models), its JSON kept with the text stages, its tokens the texts
   of its entries over the chars alphabet of their characters;
 - `decoder` -> `HuggingFaceText.decode`, over the tokens as `tokenizers` spells them;
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from tokfx.alphabet import BYTES, Alphabet
+from tokfx.formats.huggingface_bpe import BPEModel, runs_as_own_model
 from tokfx.formats.huggingface_models import MODELS, huggingface_model
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
 from tokfx.limits import MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_TOKEN_SYMBOLS, MAX_TOKENS
@@ -75,7 +77,7 @@ class HuggingFaceText:
                                       {t.content for t in self.added.tokens})
             # None: a BPE, whose tokens and merges the Tokenizer's bpe segmenter runs.
             self.model = (None if spec.get(KEPT_MODEL) is None
-                          else huggingface_model(spec[KEPT_MODEL], self.pre_tokenizer.byte_level))
+                          else _own_model(spec[KEPT_MODEL], self.pre_tokenizer.byte_level))
         except ValueError as exc:
             if isinstance(exc, TokenizerFileError):
                 raise
@@ -110,6 +112,13 @@ class HuggingFaceText:
         """The text of the tokens spelled as `tokenizers` spells them (`pieces`), through the
         tokenizer.json's decoder (none: joined with spaces, as `tokenizers` does)."""
         return self._decode(pieces)
+
+
+def _own_model(spec: object, byte_level: bool):
+    """The encoder of a model that runs as its own (the `huggingface` segmenter)."""
+    if isinstance(spec, dict) and spec.get("type", "BPE" if "merges" in spec else None) == "BPE":
+        return BPEModel(spec, byte_level)
+    return huggingface_model(spec, byte_level)
 
 
 def _added_tokens(entries: object, source: str) -> list[AddedToken]:
@@ -177,13 +186,18 @@ def _decoder_steps(spec: dict, field: str) -> list[Callable[[list[str]], list[st
         if not isinstance(replacement, str) or len(replacement) != 1 or scheme not in ("first", "always", "never"):
             raise ValueError(f"{field}: expected a one-character replacement and a prepend scheme")
         return [lambda pieces: _metaspace_decode(pieces, replacement, scheme != "never")]
+    if kind == "BPEDecoder":  # src/decoders/bpe.rs: the suffix ends a word, a space but after the last
+        suffix = spec.get("suffix", "</w>")
+        if not isinstance(suffix, str) or len(suffix) > 64:
+            raise ValueError(f"{field}.suffix: expected a string of at most 64 characters")
+        return [lambda pieces: [p.replace(suffix, " " if i < len(pieces) - 1 else "") for i, p in enumerate(pieces)]]
     if kind == "WordPiece":
         prefix, cleanup = spec.get("prefix", "##"), spec.get("cleanup", True)
         if not isinstance(prefix, str) or len(prefix) > 64 or not isinstance(cleanup, bool):
             raise ValueError(f"{field}: expected a prefix of at most 64 characters and cleanup true or false")
         return [lambda pieces: _wordpiece_decode(pieces, prefix, cleanup)]
     raise ValueError(f"{field}: the decoder {kind!r} is not supported (tokfx reads ByteLevel, ByteFallback,"
-                     " Fuse, Replace, Strip, Metaspace, WordPiece, Sequence)")
+                     " Fuse, Replace, Strip, Metaspace, WordPiece, BPEDecoder, Sequence)")
 
 
 def _byte_level_decode(pieces: list[str]) -> list[str]:
@@ -328,9 +342,10 @@ def tokenizer_args_of(doc: dict, source: str) -> dict:
     text = HuggingFaceText({key: doc.get(key) for key in KEPT}, source)
     if kind != "BPE":
         f.fail("model.type", f"the model {shown(kind)} is not supported (tokfx reads BPE, {', '.join(MODELS)})")
-    for key in ("dropout", "continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(key) not in (None, ""):
-            f.fail(f"model.{key}", f"is {shown(model[key])}: tokfx reads BPE without it")
+    if runs_as_own_model(model, text.pre_tokenizer.byte_level):
+        return _own_model_args(HuggingFaceText({**text.spec, KEPT_MODEL: model}, source), f)
+    if model.get("dropout") not in (None, 0, 0.0):  # tokenizers runs a dropout of 0 as none
+        f.fail("model.dropout", f"is {shown(model['dropout'])}: tokfx reads BPE without dropout")
     for key in ("byte_fallback", "ignore_merges", "fuse_unk"):
         if not isinstance(model.get(key, False), bool):
             f.fail(f"model.{key}", f"expected true or false, got {shown(model[key])}")
@@ -354,11 +369,8 @@ def tokenizer_args_of(doc: dict, source: str) -> dict:
             f.fail("model.byte_fallback", "byte_fallback behind a ByteLevel pre-tokenizer, which leaves no"
                                           " byte to fall back on")
         alphabet, tokens = BYTES, _byte_level_tokens(pieces, specials, f)
-    elif model.get("byte_fallback"):
+    else:  # byte_fallback (runs_as_own_model took the rest)
         alphabet, tokens = _fallback_tokens(pieces, specials, f)
-    else:
-        f.fail("model", "a BPE without a ByteLevel pre-tokenizer or byte_fallback maps characters outside"
-                        " its vocabulary to its unknown token, which tokfx does not reproduce yet")
     merges = _merges(model.get("merges", []), vocab, f)
     params = {"ignore_merges": int(model.get("ignore_merges", False))}
     return {"tokens": tokens, "merges": merges, "special_tokens": specials, "algorithm": "bpe",
@@ -400,7 +412,7 @@ def _own_model_args(text: HuggingFaceText, f: Fields) -> dict:
     beyond = {i: content for content, i in specials.items() if i >= len(pieces)}
     texts = pieces + [beyond[i] for i in range(len(pieces), len(pieces) + len(beyond))]
     alphabet = Alphabet("chars", characters="".join(sorted(set().union(*texts))))
-    algorithm = "unigram" if text.spec[KEPT_MODEL]["type"] == "Unigram" else "wordpiece"
+    algorithm = {"Unigram": "unigram", "BPE": "bpe"}.get(text.spec[KEPT_MODEL].get("type", "BPE"), "wordpiece")
     return {"tokens": [alphabet.token_of_text(t) for t in texts], "merges": [], "special_tokens": specials,
             "algorithm": algorithm, "params": {"vocab_size": len(texts)}, "alphabet": alphabet,
             "segmenter": "huggingface", "pipeline": text, "framing": text.framing}

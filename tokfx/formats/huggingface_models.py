@@ -39,7 +39,7 @@ def huggingface_model(spec: object, byte_level: bool = False):
         raise ValueError(f"model.{extra[0]}: not a field of a {kind} model that tokfx knows")
     if kind == "Unigram":
         return UnigramModel(spec, byte_level)
-    pieces = _vocab_pieces(spec.get("vocab"))
+    pieces = vocab_pieces(spec.get("vocab"))
     unknown = spec.get("unk_token", "[UNK]" if kind == "WordPiece" else "<unk>")
     if not isinstance(unknown, str):
         raise ValueError(f"model.unk_token: expected a string, got {type(unknown).__name__}")
@@ -55,7 +55,7 @@ def huggingface_model(spec: object, byte_level: bool = False):
     return WordPieceModel(spec, pieces, unknown, prefix, limit, byte_level)
 
 
-def _vocab_pieces(vocab: object) -> list[str]:
+def vocab_pieces(vocab: object) -> list[str]:
     """The pieces by id of a {piece: id} vocabulary whose ids are 0..N-1, each once."""
     if not isinstance(vocab, dict):
         raise ValueError("model.vocab: expected an object {token: id}")
@@ -78,7 +78,7 @@ def _check_piece(piece: str, field: str) -> None:
         raise ValueError(f"{field}: a token of {len(piece):,} characters: at most {MAX_TOKEN_SYMBOLS:,}")
 
 
-class _Model:
+class Model:
     """What the three share: the pieces by id (`pieces`, the vocabulary as `tokenizers` holds
     it), and encode_pieces over pre-tokens, each one's ids cached."""
 
@@ -110,7 +110,7 @@ class _Model:
         raise ValueError(f"the tokenizer.json's model has no unknown token for {what}")
 
 
-class WordPieceModel(_Model):
+class WordPieceModel(Model):
     """WordPiece (src/models/wordpiece/mod.rs): a word longer than `limit` characters is the
     unknown token; else the longest vocabulary entry that starts it, then from where that one
     ended the longest that, with `prefix` before it, is an entry, and so on; a word with a rest
@@ -150,7 +150,7 @@ class WordPieceModel(_Model):
         return out
 
 
-class UnigramModel(_Model):
+class UnigramModel(Model):
     """Unigram (src/models/unigram/model.rs, encode_optimized): the Viterbi path of highest
     score, summed in float64, over every entry that the pre-token holds (ties to the path found
     first: the longest last piece); a character that starts no one-character entry is a node
