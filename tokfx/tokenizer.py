@@ -454,7 +454,8 @@ class Tokenizer:
     def load(cls, path: str | os.PathLike) -> "Tokenizer":
         """Read a tokenizer file, or a directory holding one, of any kind tokfx reads, told from
         its content (tokfx.formats.tokenizer_files): tokfx.json, a Hugging Face tokenizer.json,
-        a sentencepiece .model, Mistral's tekken.json (a bare tiktoken rank file names no
+        a sentencepiece .model, Mistral's tekken.json, the rank file of one of tiktoken's own
+        encodings (cl100k_base.tiktoken, ...: known by its sha256; another rank file names no
         pattern: from_tiktoken). Untrusted input: a file beyond tokfx.limits or malformed in any
         field raises one tokfx.TokenizerFileError naming the file and the field. `source` then
         says what was read ({"file", "format", "sha256"})."""
@@ -465,6 +466,9 @@ class Tokenizer:
             tokenizer = cls._built(tokenizer_args_of(found.doc, str(found.path)), str(found.path))
         elif found.kind == "sentencepiece":
             tokenizer = cls._built(sentencepiece_tokenizer_args(found.doc, str(found.path)), str(found.path))
+        elif found.kind == "tiktoken":  # one of tiktoken's own encodings (KNOWN_RANK_FILES)
+            _, pattern, special_tokens = found.doc
+            tokenizer = cls.from_tiktoken(found.path, pattern, special_tokens)
         else:
             tokenizer = cls._from_tekken(read_tekken(found.path, found.doc), str(found.path))
         tokenizer.source = found.provenance()

@@ -5,6 +5,7 @@ import json
 import random
 
 import pytest
+import regex
 import tiktoken
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +13,7 @@ from tiktoken.load import load_tiktoken_bpe
 
 from conftest import ASSIGNED, corpus_text
 from tokfx import Tokenizer, TokenizerFileError
-from tokfx.formats.tiktoken_ranks import write_tiktoken_ranks
+from tokfx.formats.tiktoken_ranks import KNOWN_RANK_FILES, write_tiktoken_ranks
 from tokfx.pre_tokenizers.patterns import PATTERNS
 
 END_OF_TEXT = "<|endoftext|>"
@@ -270,3 +271,46 @@ def test_plain_bpe_files_write_no_segmenter(gpt2_vocab_merges, tmp_path):
     vocab, merges = gpt2_vocab_merges
     Tokenizer.from_byte_merges(vocab, merges).save(tmp_path)
     assert "segmenter" not in json.loads((tmp_path / "tokfx.json").read_text(encoding="utf-8"))
+
+
+# --- tiktoken's own rank files, known by their sha256 ---------------------------------------------
+
+def test_the_known_rank_files_are_tiktokens_own_encodings(monkeypatch):
+    """Each entry of KNOWN_RANK_FILES is what tiktoken's registry says of that encoding: the
+    sha256 it checks the download against, its pattern and its special tokens."""
+    import tiktoken_ext.openai_public as registry
+
+    hashes = {}
+    texts = [corpus_text(name)[:200_000] for name in ("english/wikitext2_test.txt", "chinese/shuihu.txt")]
+    texts += ["  \n", "a  \n\n b\t", "don't I'LL 1234567 ", "x \u00a0\u3000y", " $%^&*\r\n\r\n"]
+    monkeypatch.setattr(registry, "load_tiktoken_bpe", lambda url, expected_hash: hashes.setdefault(url, expected_hash) and {})
+    for digest, (encoding, pattern, special_tokens) in KNOWN_RANK_FILES.items():
+        spec = getattr(registry, encoding)()
+        assert hashes.pop(next(url for url in hashes if url.endswith(f"/{encoding}.tiktoken") or
+                               url.endswith("/vocab.bpe"))) == digest
+        assert spec["special_tokens"] == special_tokens
+        # The named pattern splits as the encoding's own (r50k's is GPT-2's, spelled faster).
+        for text in texts:
+            assert regex.findall(PATTERNS[pattern], text) == regex.findall(spec["pat_str"], text)
+
+
+def test_a_known_rank_file_loads_alone_as_its_tiktoken_encoding(gpt2_ranks, rank_dir):
+    """GPT-2's ranks written as a rank file are r50k_base.tiktoken, byte for byte (its sha256 is
+    the one tiktoken checks): Tokenizer.load takes it alone and encodes as r50k_base does."""
+    import tiktoken_ext.openai_public as registry
+
+    path = rank_dir / "r50k_base.tiktoken"
+    write_tiktoken_ranks(path, gpt2_ranks)
+    tok = Tokenizer.load(path)
+    assert tok.source["format"] == "tiktoken" and KNOWN_RANK_FILES[tok.source["sha256"]][0] == "r50k_base"
+    tk = tiktoken.Encoding("r50k_base", pat_str=registry.r50k_pat_str, mergeable_ranks=gpt2_ranks,
+                           special_tokens={END_OF_TEXT: 50256})
+    text = corpus_text("english/wikitext2_test.txt")[:20_000] + END_OF_TEXT + "  don't 12345\n\n"
+    assert tok.encode(text) == tk.encode(text, allowed_special="all")
+
+
+def test_another_rank_file_is_refused_by_load_with_the_way_to_load_it(rank_dir):
+    path = rank_dir / "bytes.tiktoken"
+    write_tiktoken_ranks(path, {bytes([b]): b for b in range(256)})
+    with pytest.raises(TokenizerFileError, match="none of tiktoken's own .* Tokenizer.from_tiktoken"):
+        Tokenizer.load(path)

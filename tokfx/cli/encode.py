@@ -11,7 +11,7 @@ from tokfx.formats.readers.policy import FAIL
 from tokfx.tokenizer import Tokenizer
 
 NAME = "encode"
-HELP = "encode text or corpus files with a tokenizer (directory or file: tokfx.json, tokenizer.json, .model)"
+HELP = "encode text or corpus files with a tokenizer (directory or file: tokfx.json, tokenizer.json, sentencepiece .model, tekken.json, tiktoken's own rank files)"
 
 
 def _located(path: str, doc: Document) -> dict:

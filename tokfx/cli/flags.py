@@ -85,7 +85,7 @@ class Flag:
 
 
 # What every flag that takes a tokenizer accepts (Tokenizer.load).
-TOKENIZER_FILES = "tokenizer directory or file (tokfx.json, tokenizer.json, .model)"
+TOKENIZER_FILES = "tokenizer directory or file (tokfx.json, tokenizer.json, sentencepiece .model, tekken.json, tiktoken's own rank files)"
 
 _FLAGS = [
     # What is read.

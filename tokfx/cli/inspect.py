@@ -8,7 +8,7 @@ import json
 from tokfx.tokenizer import Tokenizer
 
 NAME = "inspect"
-HELP = "summarise a tokenizer (directory or file: tokfx.json, tokenizer.json, .model)"
+HELP = "summarise a tokenizer (directory or file: tokfx.json, tokenizer.json, sentencepiece .model, tekken.json, tiktoken's own rank files)"
 
 
 def run(args) -> None:

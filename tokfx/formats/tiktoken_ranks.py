@@ -28,6 +28,22 @@ from tokfx.special_tokens import check_special_tokens
 
 # The bpe segmenter's params that make it tiktoken's byte-pair rule (tokfx.segmenters).
 BYTE_PAIR_RULE = {"ignore_merges": 1, "rank_by_id": 1}
+
+_ENDOFTEXT, _ENDOFPROMPT = "<|endoftext|>", "<|endofprompt|>"
+_FIM = {"<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260}
+# The rank files of tiktoken's own encodings (tiktoken_ext/openai_public.py), known by the sha256
+# tiktoken checks each download against: {sha256: (encoding, pattern, special tokens)}, so that
+# Tokenizer.load takes the file alone and encodes as tiktoken.get_encoding(encoding) does.
+# p50k_base and p50k_edit share a file: it loads as p50k_base. Checked against tiktoken's
+# registry in tests/formats/test_tiktoken_ranks.py.
+KNOWN_RANK_FILES = {
+    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": ("r50k_base", "gpt2", {_ENDOFTEXT: 50256}),
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": ("p50k_base", "gpt2", {_ENDOFTEXT: 50256}),
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": (
+        "cl100k_base", "cl100k", {_ENDOFTEXT: 100257, **_FIM, _ENDOFPROMPT: 100276}),
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": (
+        "o200k_base", "o200k", {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018}),
+}
 # The control token that fills an id no token of the file and no special token holds (cl100k
 # leaves 100256 and 100261..100275 unused): tokfx's ids are dense, tiktoken's need not be.
 UNUSED_ID_NAME = "<|tokfx_unused_{id}|>"

@@ -1,5 +1,7 @@
 """Which tokenizer file a path holds, told from its content (a name can lie: Llama 3's original
-`tokenizer.model` is a tiktoken rank file, not sentencepiece's), for `Tokenizer.load`.
+`tokenizer.model` is a tiktoken rank file, not sentencepiece's), for `Tokenizer.load`. A
+tiktoken rank file is known by its sha256 when it is one of tiktoken's own encodings (their
+pattern and special tokens are then known too); any other names no pattern.
 
 A directory is looked into for, in this order: tokfx.json (tokfx's own, which also writes a
 tokenizer.json and tokenizer.model beside it), tokenizer.json (Hugging Face), tekken.json
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from tokfx.formats.huggingface import is_huggingface
 from tokfx.formats.sentencepiece_model import parse_sentencepiece_model
+from tokfx.formats.tiktoken_ranks import KNOWN_RANK_FILES
 from tokfx.formats.untrusted import TokenizerFileError, parse_json, read_file_bytes
 
 DIRECTORY_FILES = ("tokfx.json", "tokenizer.json", "tekken.json", "tokenizer.model")
@@ -24,9 +27,11 @@ _RANK_LINE = re.compile(rb"[A-Za-z0-9+/=]+ \d+\r?\n")
 @dataclass(frozen=True)
 class TokenizerFile:
     path: Path
-    kind: str  # tokfx, huggingface, tekken, sentencepiece
+    kind: str  # tokfx, huggingface, tekken, sentencepiece, tiktoken
     sha256: str
-    doc: object = None  # what was parsed of it: the JSON, or the sentencepiece model
+    # What was parsed of it: the JSON, the sentencepiece model, or a known rank file's
+    # (encoding, pattern, special tokens).
+    doc: object = None
 
     def provenance(self) -> dict:
         """What a manifest records of where a tokenizer came from."""
@@ -60,8 +65,12 @@ def find_tokenizer_file(path: str | os.PathLike) -> TokenizerFile:
                                  " tokenizer.json nor a tekken.json (a GPT-2 vocab.json loads with"
                                  " Tokenizer.from_gpt2_files, with its merges.txt)")
     if _RANK_LINE.match(data):
-        raise TokenizerFileError(str(path), None, "a tiktoken rank file, which names no pre-tokenization"
-                                 " pattern: load it with Tokenizer.from_tiktoken(path, pattern=...)")
+        if digest in KNOWN_RANK_FILES:
+            return TokenizerFile(path, "tiktoken", digest, KNOWN_RANK_FILES[digest])
+        raise TokenizerFileError(str(path), None, "a tiktoken rank file that is none of tiktoken's own"
+                                 f" ({', '.join(e for e, _, _ in KNOWN_RANK_FILES.values())}), so it names no"
+                                 " pre-tokenization pattern: load it with Tokenizer.from_tiktoken(path,"
+                                 " pattern=...), then save it to a directory that every tokfx command takes")
     if data[:1] == b"\x0a":  # protobuf field 1 (pieces), length-delimited: a sentencepiece model
         return TokenizerFile(path, "sentencepiece", digest, parse_sentencepiece_model(data, str(path)))
     raise TokenizerFileError(str(path), None, "not a tokenizer file tokfx reads (tokfx.json, Hugging Face"
