@@ -9,6 +9,7 @@ import sys
 
 from tokfx.cli.files import os_error_line
 from tokfx.cli.flags import add_flags
+from tokfx.cli.interrupt import interrupted, report_interrupt
 from tokfx.cli.pipeline_commands import PIPELINE_HELP
 from tokfx.formats.documents import CorpusError
 from beam_jobs.logs import show_logs_for
@@ -36,9 +37,8 @@ def run_command(command: str, argv: list[str]) -> int:
     logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     try:
         run(command, argv)
-    except KeyboardInterrupt:
-        print("tokfx: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return report_interrupt(exc)
     except OSError as exc:
         print(f"tokfx: error: {os_error_line(exc)}", file=sys.stderr)
         return 2
@@ -46,9 +46,8 @@ def run_command(command: str, argv: list[str]) -> int:
         print(f"tokfx: error: {_corpus_error(exc) or exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a runner's wrapper around a worker's error
-        if "KeyboardInterrupt" in str(exc):  # Ctrl-C reached a worker first
-            print("tokfx: interrupted", file=sys.stderr)
-            return 130
+        if interrupted(exc):  # Ctrl-C reached a worker first
+            return report_interrupt(exc)
         message = _corpus_error(exc)
         if message is None:
             raise
