@@ -341,8 +341,8 @@ def summary(counters: dict[str, int], counts: dict[str, int], seconds: float, wr
     stages = ", ".join(f"{stage} {counters[f'usec_{stage}'] / 1000:,.0f} ms"
                        for stage in ("read", "count", "train", "encode", "write")
                        if f"usec_{stage}" in counters)
-    kept = (f" ({counters['shards_kept']:,} shards kept from an earlier run)"
-            if counters.get("shards_kept") else "")
+    kept = (f" ({counters.get('documents_written', 0):,} documents encoded by this run,"
+            f" {counters['shards_kept']:,} shards kept from an earlier run)" if counters.get("shards_kept") else "")
     lines = [describe(counts, _WRITTEN[command]),
              f"{counters.get('pretokens', 0):,} pre-tokens counted; {counts['tokens']:,} tokens written{kept}",
              f"wrote {written}",
