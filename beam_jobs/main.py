@@ -8,7 +8,7 @@ import re
 import sys
 
 from tokfx.cli.files import os_error_line
-from tokfx.cli.flags import add_flags
+from tokfx.cli.flags import FLAGS, add_flags
 from tokfx.cli.interrupt import interrupted, report_interrupt
 from tokfx.cli.pipeline_commands import PIPELINE_HELP
 from tokfx.formats.documents import CorpusError
@@ -27,6 +27,7 @@ def run_command(command: str, argv: list[str]) -> int:
     if "-h" in argv or "--help" in argv:
         parser = argparse.ArgumentParser(prog=f"tokfx {command}",
                                          description=PIPELINE_HELP[command] + "; any Beam pipeline option also passes through")
+        FLAGS["files"].add_to(parser)  # beam_jobs.options.corpus_arguments reads them, not Beam's parser
         add_flags(parser, "pipeline")
         parser.print_help()
         return 0

@@ -99,9 +99,10 @@ TOKENIZER_FILES = "tokenizer directory or file (tokfx.json, tokenizer.json, .mod
 _FLAGS = [
     # What is read.
     Flag(("--input",), "file pattern of JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (repeatable;"
-         " default: the sample corpus shipped with tokfx)", action="append"),
-    Flag(("files",), "JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (default: the sample corpus shipped"
-         " with tokfx)", nargs="*"),
+         " read with the corpus files named; none of either: the sample corpus shipped with tokfx, but"
+         " not in tokfx encode)", action="append"),
+    Flag(("files",), "JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (none: tokfx train,"
+         " run and count read the sample corpus shipped with tokfx, and say so)", nargs="*"),
     Flag(("--text-field",), "JSON field or Parquet column holding the text", default="text"),
     Flag(("--id-field",), "JSON field or Parquet column holding a document id (default: file:line, file:row in Parquet)"),
     Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
