@@ -25,12 +25,12 @@ class TokfxOptions(PipelineOptions):
         add_flags(parser, "pipeline")
 
 
-def _value_options() -> set[str]:
-    """The option strings of every pipeline option, Beam's and tokfx's, that takes a value."""
-    found: set[str] = set()
+def _option_strings() -> dict[str, bool]:
+    """Every option string of the pipeline options, Beam's and tokfx's -> whether it takes a value."""
+    found: dict[str, bool] = {}
 
     def collect(parser) -> None:
-        found.update(s for action in parser._actions for s in action.option_strings if action.nargs != 0)
+        found.update((s, action.nargs != 0) for action in parser._actions for s in action.option_strings)
 
     PipelineOptions([]).get_all_options(add_extra_args_fn=collect)
     return found
@@ -41,7 +41,7 @@ def corpus_arguments(command: str, argv: list[str]) -> list[str]:
     would drop them with a warning, and the run read the sample corpus instead); the first of
     `tokfx encode`, unless it has --tokenizer, its tokenizer (`tokfx encode TOKENIZER
     --output-dir DIR FILES`, as `tokfx encode TOKENIZER FILES`)."""
-    takes_value, tokenizer = _value_options(), FLAGS["tokenizer"].names[-1]
+    options, tokenizer = _option_strings(), FLAGS["tokenizer"].names[-1]
     flags, positional, i = [], [], 0
     while i < len(argv):
         arg = argv[i]
@@ -49,8 +49,11 @@ def corpus_arguments(command: str, argv: list[str]) -> list[str]:
             positional += argv[i + 1:]
             break
         if arg.startswith("-") and arg != "-":
+            if not arg.startswith("--") and arg not in options:
+                # Beam's parser drops an unknown one-dash flag (`-o` for --output) with a warning.
+                raise ValueError(f"unknown option {arg} (tokfx {command} --help lists them)")
             flags.append(arg)
-            if "=" not in arg and arg in takes_value and i + 1 < len(argv):
+            if "=" not in arg and options.get(arg) and i + 1 < len(argv):
                 flags.append(argv[i + 1])
                 i += 1
         else:

@@ -84,3 +84,10 @@ def test_the_sample_corpus_is_read_only_when_none_is_named_and_the_first_line_sa
     first = capsys.readouterr().err.splitlines()[0]
     assert first == ("tokfx: no corpus given: reading the sample corpus shipped with tokfx (4 files;"
                      " corpus files or --input PATTERN name yours)")
+
+
+def test_an_unknown_one_dash_flag_is_an_error_not_a_corpus_file(tmp_path, corpus, capsys):
+    # Beam's parser drops `-o` with a warning; its value would have become a corpus file.
+    assert main(["run", str(corpus[0]), "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == "tokfx: error: unknown option -o (tokfx run --help lists them)\n"
+    assert not (tmp_path / "out").exists()
