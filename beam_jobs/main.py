@@ -8,7 +8,8 @@ import re
 import sys
 
 from tokfx.cli.files import os_error_line
-from tokfx.cli.flags import add_flags
+from tokfx.cli.flags import FLAGS, add_flags
+from tokfx.cli.interrupt import interrupted, report_interrupt
 from tokfx.cli.pipeline_commands import PIPELINE_HELP
 from tokfx.formats.documents import CorpusError
 from beam_jobs.logs import show_logs_for
@@ -26,6 +27,7 @@ def run_command(command: str, argv: list[str]) -> int:
     if "-h" in argv or "--help" in argv:
         parser = argparse.ArgumentParser(prog=f"tokfx {command}",
                                          description=PIPELINE_HELP[command] + "; any Beam pipeline option also passes through")
+        FLAGS["files"].add_to(parser)  # beam_jobs.options.corpus_arguments reads them, not Beam's parser
         add_flags(parser, "pipeline")
         parser.print_help()
         return 0
@@ -36,9 +38,8 @@ def run_command(command: str, argv: list[str]) -> int:
     logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     try:
         run(command, argv)
-    except KeyboardInterrupt:
-        print("tokfx: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return report_interrupt(exc)
     except OSError as exc:
         print(f"tokfx: error: {os_error_line(exc)}", file=sys.stderr)
         return 2
@@ -46,9 +47,8 @@ def run_command(command: str, argv: list[str]) -> int:
         print(f"tokfx: error: {_corpus_error(exc) or exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a runner's wrapper around a worker's error
-        if "KeyboardInterrupt" in str(exc):  # Ctrl-C reached a worker first
-            print("tokfx: interrupted", file=sys.stderr)
-            return 130
+        if interrupted(exc):  # Ctrl-C reached a worker first
+            return report_interrupt(exc)
         message = _corpus_error(exc)
         if message is None:
             raise

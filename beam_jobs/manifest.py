@@ -5,7 +5,8 @@ The manifest is built from the receipts, so a resumed run writes the same one as
 interrupted. It covers the tokenizer's files too when the run wrote them, and names the file a
 loaded tokenizer was read from. Before writing, it
 checks that every task of the plan reported and that the documents add up: every document
-read is in a shard.
+read is in a shard; and that the run wrote a document, and rejected no more than --max-rejected
+allows (beam_jobs.totals), else it fails, its rejected records written, its manifest not.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tokfx.formats.rejected import write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
 from beam_jobs.files import sha256, write_bytes
 from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR, ShardReceipt, TaskReceipt
+from beam_jobs.totals import check_written, totals
 
 REJECTED_DIR = "rejected"
 REJECTED_FILE = f"{REJECTED_DIR}/rejected.jsonl"
@@ -31,7 +33,7 @@ def _tokenizer_files(output_dir: str, tokenizer_dir: str | None, tokenizer_file)
 
 
 def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokenizer_file,
-                    rejected: dict, output_dir: str, config: dict, task_count: int,
+                    rejected: dict, output_dir: str, config: dict, max_rejected: str, task_count: int,
                     tokenizer_dir: str | None, tokenizer_source: dict | None = None) -> str:
     if len(tasks) != task_count or len({t.task for t in tasks}) != task_count:
         raise RuntimeError(f"{len(tasks)} of the {task_count} read tasks reported: not writing the manifest")
@@ -42,13 +44,14 @@ def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokeni
     missing = [t.task for t in tasks if per_task.get(t.task, 0) != t.shards]
     if missing:
         raise RuntimeError(f"read tasks {missing[:5]} are missing shards: not writing the manifest")
-    read = sum(t.documents for t in tasks)
-    totals = {"documents_read": read + rejected["documents_rejected"], **rejected,
-              "documents_empty": sum(s.empty_documents for s in shards),
-              "bytes": sum(s.bytes for s in shards),
-              "tokens": sum(s.tokens for s in shards)}
-    manifest = build_manifest(config, tokenizer_file.hash, tokenizer_file.alphabet(),
-                              [s.manifest_entry() for s in shards], totals,
+    counts = totals(sum(t.documents for t in tasks), rejected["documents_rejected"], rejected["files_rejected"],
+                    sum(s.empty_documents for s in shards), sum(s.bytes for s in shards),
+                    sum(s.tokens for s in shards))
+    check_written(counts, max_rejected, FileSystems.join(output_dir, REJECTED_FILE))
+    # --max-rejected is recorded here, not in the run's settings: it decides no byte of the
+    # shards, and a run refused by it is resumed, its shards kept, with a larger one.
+    manifest = build_manifest({**config, "max_rejected": max_rejected}, tokenizer_file.hash,
+                              tokenizer_file.alphabet(), [s.manifest_entry() for s in shards], counts,
                               _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file), tokenizer_source)
     _remove_strays(output_dir, shards, tasks)
     path = FileSystems.join(output_dir, MANIFEST_JSON)
@@ -76,10 +79,11 @@ class WriteManifest(beam.PTransform):
     `tokenizer_dir`: the output's folder holding it, when the run wrote it there;
     `tokenizer_source`: the file it was loaded from (Tokenizer.source), when it was."""
 
-    def __init__(self, output_dir: str, config: dict, tokenizer_file, task_count: int,
+    def __init__(self, output_dir: str, config: dict, max_rejected: str, tokenizer_file, task_count: int,
                  tokenizer_dir: str | None = None, tokenizer_source: dict | None = None):
         super().__init__()
         self.output_dir, self.config, self.tokenizer_file = output_dir, config, tokenizer_file
+        self.max_rejected = max_rejected
         self.task_count, self.tokenizer_dir = task_count, tokenizer_dir
         self.tokenizer_source = tokenizer_source
 
@@ -95,5 +99,5 @@ class WriteManifest(beam.PTransform):
                 | "WriteManifest" >> beam.Map(
                     _write_manifest, beam.pvalue.AsSingleton(tasks),
                     beam.pvalue.AsSingleton(self.tokenizer_file), beam.pvalue.AsSingleton(rejected),
-                    self.output_dir, self.config, self.task_count, self.tokenizer_dir,
+                    self.output_dir, self.config, self.max_rejected, self.task_count, self.tokenizer_dir,
                     self.tokenizer_source))

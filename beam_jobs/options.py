@@ -25,6 +25,45 @@ class TokfxOptions(PipelineOptions):
         add_flags(parser, "pipeline")
 
 
+def _option_strings() -> dict[str, bool]:
+    """Every option string of the pipeline options, Beam's and tokfx's -> whether it takes a value."""
+    found: dict[str, bool] = {}
+
+    def collect(parser) -> None:
+        found.update((s, action.nargs != 0) for action in parser._actions for s in action.option_strings)
+
+    PipelineOptions([]).get_all_options(add_extra_args_fn=collect)
+    return found
+
+
+def corpus_arguments(command: str, argv: list[str]) -> list[str]:
+    """`argv` with its positional arguments made flags: corpus files, `--input` (Beam's parser
+    would drop them with a warning, and the run read the sample corpus instead); the first of
+    `tokfx encode`, unless it has --tokenizer, its tokenizer (`tokfx encode TOKENIZER
+    --output-dir DIR FILES`, as `tokfx encode TOKENIZER FILES`)."""
+    options, tokenizer = _option_strings(), FLAGS["tokenizer"].names[-1]
+    flags, positional, i = [], [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            positional += argv[i + 1:]
+            break
+        if arg.startswith("-") and arg != "-":
+            if not arg.startswith("--") and arg not in options:
+                # Beam's parser drops an unknown one-dash flag (`-o` for --output) with a warning.
+                raise ValueError(f"unknown option {arg} (tokfx {command} --help lists them)")
+            flags.append(arg)
+            if "=" not in arg and options.get(arg) and i + 1 < len(argv):
+                flags.append(argv[i + 1])
+                i += 1
+        else:
+            positional.append(arg)
+        i += 1
+    if command == "encode" and positional and not any(f.split("=")[0] == tokenizer for f in flags):
+        flags.append(f"{tokenizer}={positional.pop(0)}")
+    return flags + [f"{FLAGS['input'].names[-1]}={path}" for path in positional]
+
+
 class _LocalRunner(fn_runner.FnApiRunner):
     """The FnApiRunner, whose multi_processing workers start as `python -m beam_jobs.worker`
     (the same SDK worker, with tokfx's terminal log) instead of Beam's own command."""

@@ -5,11 +5,13 @@ resume there.
 `settings.json` records the command and the config of the run that writes the directory. A run
 with the same settings resumes (beam_jobs.receipts keep what is done); a run with other settings
 is refused unless `--overwrite`, which clears what the earlier run wrote (and so starts afresh
-with the same settings too). Nothing is
-removed before the run has checked its settings and planned its reads, so a refused or
-mistyped run never costs a previous output. The manifest, which marks the output complete, is
-removed before a run writes anything and written again last (with the rejected records and the
-eval report, which a resumed run writes again too).
+with the same settings too), or unless the earlier run wrote no shard: a run that failed before
+its first (a wrong --text-field, an empty input) leaves nothing that blocks the corrected
+command. The directory is not created, nor anything removed, before the run has checked its
+settings and planned its reads, so a refused or mistyped run leaves no directory and never costs
+a previous output. The manifest, which marks the output complete, is removed before a run
+writes anything and written again last (with the rejected records and the eval report, which a
+resumed run writes again too).
 
 The lock (`.tokfx.lock`: pid, host, start time) is taken by an exclusive create on a local
 disk; on an object store (gs://, s3://), which has no exclusive create, it is checked, then
@@ -65,6 +67,8 @@ class OutputDir:
         settings = {"command": self.command, "config": config}
         present = self._present()
         previous = read_json(self.join(SETTINGS_JSON)) if SETTINGS_JSON in present else None
+        if previous is not None and previous != settings and not self.holds_shards():
+            overwrite = True  # a tokfx run's directory, that failed before its first shard
         if present and previous != settings and not overwrite:
             if previous is None:
                 why = f"holds {', '.join(present)} of a run whose settings are unknown"
@@ -83,11 +87,20 @@ class OutputDir:
                 FileSystems.delete([self.join(name)])
         write_json(self.join(SETTINGS_JSON), settings)
 
-    @contextmanager
-    def lock(self):
-        """Hold the directory for this run; refuse if a live run holds it."""
+    def holds_shards(self) -> bool:
+        """Whether a run has finished a shard here (or written the manifest): what a run with
+        other settings may not clear without --overwrite."""
+        return (FileSystems.exists(self.join(MANIFEST_JSON))
+                or bool(FileSystems.match([self.join(RECEIPTS_DIR, "shard-*.json")])[0].metadata_list))
+
+    def check(self) -> None:
+        """Refuse a local path that is a file or cannot be created (before anything is read)."""
         if FileSystems.get_scheme(self.path) is None:
             check_output_dir(self.path, "--output-dir" if self.command == "encode" else "--output")
+
+    @contextmanager
+    def lock(self):
+        """Hold the directory for this run (creating it); refuse if a live run holds it."""
         path = self.join(LOCK)
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": round(time.time())}
         data = (json.dumps(owner) + "\n").encode()

@@ -26,9 +26,11 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions, WorkerOptions
 
 from tokfx.alphabet import CHARACTERS, DEFAULT_CHARACTER_COVERAGE, Alphabet
+from tokfx.cli.interrupt import interrupted
 from tokfx.cli.flags import (BASIC_KEYWORDS, FLAGS, TRAINING, refuse_underscore_spellings, special_tokens,
                              training_keywords)
 from tokfx.data import sample_corpus
+from tokfx.formats.documents import CorpusError
 from tokfx.formats.counts import write_counts
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.readers.policy import ErrorPolicy
@@ -42,19 +44,21 @@ from tokfx.tokenizer import Tokenizer
 from beam_jobs.count import LINE, PRETOKEN, CountSettings, CountTasks, Counted, count_work_dir
 from beam_jobs.encode import TASKS, EncodeSettings, EncodeTasks
 from beam_jobs.evaluate import EvalHeldOut
-from beam_jobs.files import publish, write_bytes
+from beam_jobs.files import publish, read_json, write_bytes
 from beam_jobs.manifest import WriteManifest
-from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions, local_runner
+from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions, corpus_arguments, local_runner
 from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, TOKENIZER_DIR, OutputDir
 from beam_jobs.plan import ReadPlan, plan_reads
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
 from beam_jobs.records import TokenizerFile
+from beam_jobs.totals import check_written, describe, totals
 from beam_jobs.train import TrainVocab, save_tokenizer_files
 
 
 def _options(command: str, argv: list[str]) -> tuple[PipelineOptions, TokfxOptions]:
     refuse_underscore_spellings(argv, "pipeline")
+    argv = corpus_arguments(command, argv)
     options = PipelineOptions(argv)
     # Beam only warns about a flag it does not know; a misspelt --vocab-size would silently
     # train with the default.
@@ -90,10 +94,19 @@ def _absolute(path: str) -> str:
     return os.path.abspath(path) if FileSystems.get_scheme(path) is None else path
 
 
-def _inputs(opts: TokfxOptions) -> list[str]:
+def _inputs(command: str, opts: TokfxOptions) -> list[str]:
+    """The corpus file patterns; none given, the sample corpus (said on the run's first line),
+    but not for tokfx encode, whose input is never a default."""
     if opts.input:
         return [_absolute(pattern) for pattern in opts.input]
-    return [str(p) for p in sample_corpus()]
+    if command == "encode":
+        raise ValueError("tokfx encode --output-dir: no corpus given: name its files after the"
+                         " tokenizer, or --input PATTERN")
+    sample = [str(p) for p in sample_corpus()]
+    if not opts.quiet:
+        print(f"tokfx: no corpus given: reading the sample corpus shipped with tokfx ({len(sample)}"
+              f" files; corpus files or --input PATTERN name yours)", file=sys.stderr)
+    return sample
 
 
 def _read_options(opts: TokfxOptions) -> ReadOptions:
@@ -208,17 +221,24 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
     planned = p | "PlanRejected" >> beam.Create(plan.rejected)
     rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
     ({"shards": encoded.shards, "tasks": encoded[TASKS], "rejected": rejected}
-     | "WriteManifest" >> WriteManifest(opts.output, config, tokenizer_file, len(plan.tasks),
+     | "WriteManifest" >> WriteManifest(opts.output, config, opts.max_rejected, tokenizer_file, len(plan.tasks),
                                         tokenizer_dir, source))
 
 
-def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
-    """The graph of `tokfx run`; returns the config its output directory records. With
+class Built(NamedTuple):
+    """What building a pipeline's graph settled: the config its output directory records (None
+    for tokfx count, which has none) and the read plan."""
+    config: dict | None
+    plan: ReadPlan
+
+
+def build_run(p, opts: TokfxOptions, encoding: Encoding) -> Built:
+    """The graph of `tokfx run`. With
     --tokenizer, that tokenizer (encoding.tokenizer) is written into OUTPUT/tokenizer/ and
     encoded with, and nothing is counted or trained."""
     if encoding.tokenizer is not None:
         return _build_given(p, opts, encoding, TOKENIZER_DIR)
-    inputs = _inputs(opts)
+    inputs = opts.input
     keywords = training_keywords(opts)  # checks the settings before the pipeline runs
     params = {name: value for name, value in keywords.items() if name not in BASIC_KEYWORDS}
     if not 0 <= opts.eval_fraction < 1:
@@ -249,18 +269,18 @@ def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
          | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
                                         TOKENIZER_DIR))
     _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR, encoding)
-    return config
+    return Built(config, plan)
 
 
-def build_encode(p, opts: TokfxOptions, encoding: Encoding) -> dict:
-    """The graph of `tokfx encode --output-dir`; returns the config its output records."""
+def build_encode(p, opts: TokfxOptions, encoding: Encoding) -> Built:
+    """The graph of `tokfx encode --output-dir`."""
     return _build_given(p, opts, encoding, None)
 
 
-def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str | None) -> dict:
+def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str | None) -> Built:
     """Encoding with a given tokenizer; `tokenizer_dir`: the output's folder to write it into
     first (tokfx run), or None (tokfx encode leaves it where it is)."""
-    inputs = _inputs(opts)
+    inputs = opts.input
     # The tokenizer is named by its hash, not its path: the same tokenizer elsewhere is the same run.
     file = TokenizerFile.of(encoding.tokenizer)
     config = config_of(opts, inputs, encoding, tokenizer_hash=file.hash)
@@ -273,7 +293,7 @@ def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str |
             _save_given, FileSystems.join(opts.output, tokenizer_dir))
     _encode_and_write(p, p | "ReadPlan" >> beam.Create(plan.tasks), plan, opts, config,
                       tokenizer_file, tokenizer_dir, encoding)
-    return config
+    return Built(config, plan)
 
 
 def _save_given(file: TokenizerFile, directory: str) -> TokenizerFile:
@@ -289,9 +309,9 @@ def _write_counts_file(counted: Counted, destination: str, unit: str = "pretoken
     return len(counts)
 
 
-def build_count(p, opts: TokfxOptions, encoding: Encoding) -> None:
+def build_count(p, opts: TokfxOptions, encoding: Encoding) -> Built:
     resolve_pattern(opts.pattern)
-    plan = _plan(opts, _inputs(opts))
+    plan = _plan(opts, opts.input)
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
     counted = _count(tasks, plan, opts, _work_dir("count", opts), lines=bool(opts.lines_output),
                      record_rejected=True)
@@ -302,6 +322,7 @@ def build_count(p, opts: TokfxOptions, encoding: Encoding) -> None:
      | "Rejected" >> beam.Flatten()
      | "AllRejected" >> beam.combiners.ToList()
      | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output), write_bytes))
+    return Built(None, plan)
 
 
 def _counters(result) -> dict[str, int]:
@@ -313,22 +334,43 @@ def _counters(result) -> dict[str, int]:
     return totals
 
 
-def summary(counters: dict[str, int], seconds: float, written: str) -> str:
+def summary(counters: dict[str, int], counts: dict[str, int], seconds: float, written: str,
+            command: str) -> str:
+    """The run's last lines: `counts` (beam_jobs.totals) as manifest.json records them, the
+    counters of this run's own work, what it wrote and the time it took."""
     stages = ", ".join(f"{stage} {counters[f'usec_{stage}'] / 1000:,.0f} ms"
                        for stage in ("read", "count", "train", "encode", "write")
                        if f"usec_{stage}" in counters)
-    kept = (f" (and {counters['shards_kept']:,} shards kept from an earlier run)"
-            if counters.get("shards_kept") else "")
-    lines = [f"read {counters.get('documents_read', 0):,} documents"
-             f" ({counters.get('bytes_read', 0):,} bytes),"
-             f" rejected {counters.get('documents_rejected', 0):,} documents"
-             f" and {counters.get('files_rejected', 0):,} files",
-             f"{counters.get('pretokens', 0):,} pre-tokens counted;"
-             f" {counters.get('documents_written', 0):,} documents written{kept},"
-             f" {counters.get('tokens', 0):,} tokens",
+    kept = (f" ({counters.get('documents_written', 0):,} documents encoded by this run,"
+            f" {counters['shards_kept']:,} shards kept from an earlier run)" if counters.get("shards_kept") else "")
+    lines = [describe(counts, _WRITTEN[command]),
+             f"{counters.get('pretokens', 0):,} pre-tokens counted; {counts['tokens']:,} tokens written{kept}",
              f"wrote {written}",
              f"{seconds:.1f} s in all; processing time summed over workers: {stages or '-'}"]
     return "\n".join(lines)
+
+
+# What the summary says a command did with each document it read.
+_WRITTEN = {"run": "written", "encode": "written", "count": "counted"}
+
+
+def _totals(command: str, opts: TokfxOptions, counters: dict[str, int], plan: ReadPlan) -> dict[str, int]:
+    """The totals of a finished run: manifest.json's; tokfx count, which has none, counts them
+    from its counters and the read plan's rejections the same way (and fails as the manifest
+    would: its counts files removed)."""
+    if command != "count":
+        return read_json(FileSystems.join(opts.output, MANIFEST_JSON))["totals"]
+    whole = sum(r.whole_file for r in plan.rejected)
+    counts = totals(counters.get("documents_counted", 0),
+                    counters.get("documents_rejected", 0) + len(plan.rejected) - whole,
+                    counters.get("files_rejected", 0) + whole)
+    try:
+        check_written(counts, opts.max_rejected, rejected_beside(opts.output), _WRITTEN[command])
+    except CorpusError:
+        _remove(opts.output)
+        _remove(opts.lines_output)
+        raise
+    return counts
 
 
 BUILDERS = {"run": build_run, "count": build_count, "encode": build_encode}
@@ -342,10 +384,10 @@ def _peak_memory() -> str:
     return f"peak memory {own:,.0f} MB" + (f", largest worker process {children:,.0f} MB" if children else "")
 
 
-def _written(command: str, opts: TokfxOptions, counters: dict[str, int]) -> str:
+def _written(command: str, opts: TokfxOptions, counts: dict[str, int]) -> str:
     if command == "count":
         written = f"pre-token counts to {opts.output}"
-        if counters.get("documents_rejected", 0) or counters.get("files_rejected", 0):
+        if counts["documents_rejected"] or counts["files_rejected"]:
             written += f", rejected records to {rejected_beside(opts.output)}"
         return written
     written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ (Parquet, .bin/.idx),"
@@ -369,6 +411,26 @@ def _remove(path: str | None) -> None:
         FileSystems.delete([path])
 
 
+def _run_pipeline(p, command: str, opts: TokfxOptions, output: OutputDir | None):
+    """Run the built pipeline into its claimed output; when it fails, say what is left there."""
+    work_dir = _work_dir(command, opts)
+    _remove(work_dir)  # an earlier run's, killed before it could remove it
+    try:
+        result = p.run()
+        result.wait_until_finish()
+    except BaseException as exc:
+        if output and output.holds_shards() and not opts.quiet:
+            # Only an interrupted run is sure to go on: a failing input fails again.
+            then = ("the same command again resumes it" if interrupted(exc) else
+                    "its finished shards are kept for a run with the same settings")
+            print(f"tokfx: the output in {opts.output} is incomplete (no {MANIFEST_JSON}); {then}",
+                  file=sys.stderr)
+        raise
+    finally:
+        _remove(work_dir)
+    return result
+
+
 def run(command: str, argv: list[str]):
     """Build and run the pipeline of `command`; print progress and the summary; return the
     counters."""
@@ -380,33 +442,26 @@ def run(command: str, argv: list[str]):
     if opts.lines_output and command != "count":
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
     output = OutputDir(opts.output, command) if command in OURS else None
+    if output:
+        output.check()
     encoding = encoding_of(command, opts)
-    with output.lock() if output else nullcontext():
-        local = options.view_as(StandardOptions).runner == DEFAULT_RUNNER
-        p = beam.Pipeline(runner=local_runner(options) if local else None, options=options)
-        try:
-            # Checks the settings and plans the reads: a refused run deletes nothing.
-            config = BUILDERS[command](p, opts, encoding)
+    opts.input = _inputs(command, opts)
+    local = options.view_as(StandardOptions).runner == DEFAULT_RUNNER
+    p = beam.Pipeline(runner=local_runner(options) if local else None, options=options)
+    try:
+        # Checks the settings and plans the reads before the output directory is created or
+        # claimed: a refused run leaves no directory and deletes nothing.
+        built = BUILDERS[command](p, opts, encoding)
+        with output.lock() if output else nullcontext():
             if output:
-                output.prepare(config, opts.overwrite)
-        except BaseException:
-            # Beam removes the pipeline's local temp folder in run() only.
-            shutil.rmtree(p.local_tempdir, ignore_errors=True)
-            raise
-        work_dir = _work_dir(command, opts)
-        _remove(work_dir)  # an earlier run's, killed before it could remove it
-        try:
-            result = p.run()
-            result.wait_until_finish()
-        except BaseException:
-            if output and not opts.quiet:
-                print(f"tokfx: the output in {opts.output} is incomplete (no {MANIFEST_JSON});"
-                      " the same command again resumes it", file=sys.stderr)
-            raise
-        finally:
-            _remove(work_dir)
+                output.prepare(built.config, opts.overwrite)
+            result = _run_pipeline(p, command, opts, output)
+    finally:
+        # Beam removes the pipeline's local temp folder in a run that starts only.
+        shutil.rmtree(p.local_tempdir, ignore_errors=True)
     counters = _counters(result)
+    counts = _totals(command, opts, counters, built.plan)
     if not opts.quiet:
-        print(summary(counters, time.perf_counter() - start, _written(command, opts, counters))
+        print(summary(counters, counts, time.perf_counter() - start, _written(command, opts, counts), command)
               + "; " + _peak_memory(), file=sys.stderr)
     return counters

@@ -46,7 +46,7 @@ def _encode(out, corpus_dir, tokenizer, shard_size=1 << 30, eos=None, split=Fals
         encoded = p | beam.Create(plan.tasks) | EncodeTasks(tokenizer_file, settings)
         ({"shards": encoded.shards, "tasks": encoded[TASKS],
           "rejected": (encoded[REJECTED], p | "Planned" >> beam.Create(plan.rejected)) | beam.Flatten()}
-         | WriteManifest(str(out), CONFIG, tokenizer_file, len(plan.tasks)))
+         | WriteManifest(str(out), CONFIG, "10%", tokenizer_file, len(plan.tasks)))
     return json.loads((out / "manifest.json").read_text())
 
 

@@ -165,7 +165,7 @@ def test_the_same_settings_again_keep_every_shard(corpus, complete, out, tmp_pat
     assert file_identities(out) == before, "no shard file was rewritten"
     assert output_digests(out) == output_digests(complete)
     shards = len(list((out / "shards").glob("*.parquet")))
-    assert f"0 documents written (and {shards:,} shards kept from an earlier run)" in result.stderr
+    assert f"(0 documents encoded by this run, {shards:,} shards kept from an earlier run)" in result.stderr
 
 
 def test_a_rerun_after_an_input_file_is_gone_leaves_no_shards_of_it(corpus, tmp_path):

@@ -171,7 +171,9 @@ def test_run_without_arguments_uses_the_sample_corpus(tmp_path):
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "tokfx-out" / "manifest.json").read_text())
     assert manifest["totals"]["documents_written"] == manifest["totals"]["documents_read"] > 0
-    assert "documents written" in result.stderr and "tokfx-out" in result.stderr
+    read = manifest["totals"]["documents_read"]
+    assert f"read {read:,} documents: {read:,} written, 0 rejected" in result.stderr
+    assert "tokfx-out" in result.stderr
     progress = [line for line in result.stderr.splitlines() if line.startswith("tokfx: ")]
     samples = len(list((Path(tokfx.__file__).parent / "data" / "sample").glob("*.jsonl.zst")))
     assert sum(line.startswith("tokfx: counted task ") for line in progress) == samples

@@ -95,8 +95,9 @@ def test_fail_stops_with_one_message_naming_file_and_line(tmp_path, capsys, name
 @pytest.mark.parametrize("name, content, line, reason", BAD_INPUTS, ids=IDS)
 def test_skip_records_the_rejection_and_the_counts_add_up(tmp_path, name, content, line, reason):
     out = tmp_path / "out"
+    # One rejection of three: allowed by a count (the default, 10 %, would refuse it).
     assert main(["run", *_corpus(tmp_path, name, content), "--output", str(out),
-                 "--on-error=skip"]) == 0
+                 "--on-error=skip", "--max-rejected", "1"]) == 0
     rejected = [json.loads(x) for x in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
     assert len(rejected) == 1
     assert rejected[0]["file"] == str(tmp_path / "in" / name) and rejected[0]["line"] == line
@@ -112,7 +113,7 @@ def test_skip_records_the_rejection_and_the_counts_add_up(tmp_path, name, conten
 def test_count_skip_writes_the_rejection_beside_the_counts(tmp_path, name, content, line, reason):
     counts_file = tmp_path / "counts.parquet"
     args = _corpus(tmp_path, name, content)[:4] + ["-q"]
-    assert main(["count", *args, "--output", str(counts_file), "--on-error=skip"]) == 0
+    assert main(["count", *args, "--output", str(counts_file), "--on-error=skip", "--max-rejected", "1"]) == 0
     rejected = [json.loads(x) for x in
                 (tmp_path / "counts.parquet.rejected.jsonl").read_text().splitlines()]
     assert len(rejected) == 1
@@ -150,7 +151,7 @@ def test_count_without_rejections_writes_no_rejected_file(tmp_path):
 @pytest.mark.parametrize("policy", ["fail", "skip"])
 def test_a_pattern_matching_nothing(tmp_path, capsys, policy):
     args = _corpus(tmp_path, "other.jsonl", _jsonl(GOOD)) + ["--input", str(tmp_path / "no*.jsonl")]
-    code = main(["run", *args, "--output", str(tmp_path / "out"), f"--on-error={policy}"])
+    code = main(["run", *args, "--output", str(tmp_path / "out"), f"--on-error={policy}", "--max-rejected", "1"])
     if policy == "fail":
         assert code == 2
         assert capsys.readouterr().err.strip().splitlines()[-1] == (
@@ -197,7 +198,7 @@ def test_id_field_names_the_documents(tmp_path):
     out = tmp_path / "out"
     assert main(["run", "--input", str(tmp_path / "in" / "ids.jsonl"), "--id-field", "id",
                  "--vocab-size", "270", "--output", str(out),
-                 "--on-error=skip", "-q"]) == 0
+                 "--on-error=skip", "--max-rejected", "1", "-q"]) == 0
     rows = read_shards(out)
     assert [r["id"] for r in rows] == [r["id"] for r in records]  # in the file's order
     by_id = {r["id"]: r for r in records}
@@ -207,9 +208,12 @@ def test_id_field_names_the_documents(tmp_path):
     assert rejected["line"] == 5 and rejected["reason"] == "no 'id' field"
 
 
-def test_counting_a_corpus_with_nothing_left_writes_an_empty_counts_file(tmp_path):
+def test_counting_a_corpus_with_nothing_left_fails_and_leaves_no_counts_file(tmp_path, capsys):
     (tmp_path / "empty.jsonl").write_bytes(b"")
     counts_file = tmp_path / "counts.parquet"
     assert main(["count", "--input", str(tmp_path / "empty.jsonl"), "--output", str(counts_file),
-                 "--on-error=skip", "-q"]) == 0
-    assert read_counts(counts_file) == {}
+                 "--on-error=skip", "--max-rejected", "100%", "-q"]) == 2
+    assert capsys.readouterr().err == (
+        "tokfx: error: no document counted (read 0 documents: 0 counted, 0 rejected; 1 file rejected);"
+        f" the rejected records are in {counts_file}.rejected.jsonl\n")
+    assert not counts_file.exists()

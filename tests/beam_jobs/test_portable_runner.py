@@ -82,7 +82,7 @@ def test_run_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, lau
     assert output_digests(out) == expected
     # The counters come back from the workers through the job service into the summary.
     totals = json.loads((out / "manifest.json").read_text())["totals"]
-    assert f"{totals['documents_written']:,} documents written" in err
+    assert f"read {totals['documents_read']:,} documents: {totals['documents_written']:,} written" in err
     assert f"{totals['tokens']:,} tokens" in err
 
 

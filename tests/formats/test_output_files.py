@@ -1,6 +1,8 @@
 """Counts files, shards and the manifest: the library pieces the pipeline writes with."""
+import gc
 import hashlib
 import random
+import sys
 from array import array
 
 import pyarrow as pa
@@ -83,3 +85,17 @@ def test_the_manifest_refuses_counts_that_do_not_add_up():
     assert manifest["totals"]["documents_written"] == 9
     with pytest.raises(ValueError, match="do not add up"):
         build_manifest(CONFIG, HASH, {"name": "bytes"}, [_shard(8)], totals)
+
+
+def test_an_aborted_shard_leaves_no_writer_to_close_later(tmp_path, monkeypatch):
+    # pyarrow's writer, left open by abort(), closed itself when garbage-collected, into its
+    # closed file: "Exception ignored in: ParquetWriter.__del__ ... write to closed file" after
+    # every Ctrl-C of a pipeline run.
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    writer = ShardWriter(local_opener(tmp_path), "shard", 300, {})
+    writer.add("doc", array("i", [1, 2, 3]), "file:1", 3)
+    writer.abort()
+    del writer
+    gc.collect()
+    assert [u.exc_value for u in unraisable] == []

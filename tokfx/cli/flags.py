@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokfx.alphabet import DEFAULT_CHARACTER_COVERAGE, NAMES as ALPHABETS, Alphabet, check_character_coverage
-from tokfx.formats.readers.policy import ON_ERROR
+from tokfx.formats.readers.policy import DEFAULT_MAX_REJECTED, ON_ERROR, rejected_limit
 from tokfx.models.pathpiece import TIE_BREAKS
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
@@ -49,6 +49,15 @@ def byte_size(text: str) -> int:
     return value
 
 
+def max_rejected(text: str) -> str:
+    """'10%' or '25', checked (tokfx.formats.readers.policy.rejected_limit)."""
+    try:
+        rejected_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 @dataclass(frozen=True)
 class Flag:
     names: tuple[str, ...]  # ("--vocab-size",), ("-q", "--quiet"), or a positional ("files",)
@@ -81,7 +90,7 @@ class Flag:
     def help_text(self) -> str:
         if self.default is None or self.default is False or self.action == "store_true":
             return self.help
-        return f"{self.help} (default: {self.default})"
+        return f"{self.help} (default: {str(self.default).replace('%', '%%')})"  # argparse %-formats help
 
 
 # What every flag that takes a tokenizer accepts (Tokenizer.load).
@@ -90,14 +99,18 @@ TOKENIZER_FILES = "tokenizer directory or file (tokfx.json, tokenizer.json, sent
 _FLAGS = [
     # What is read.
     Flag(("--input",), "file pattern of JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (repeatable;"
-         " default: the sample corpus shipped with tokfx)", action="append"),
-    Flag(("files",), "JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (default: the sample corpus shipped"
-         " with tokfx)", nargs="*"),
+         " read with the corpus files named; none of either: the sample corpus shipped with tokfx, but"
+         " not in tokfx encode)", action="append"),
+    Flag(("files",), "JSON-lines (.jsonl, .json, .ndjson; plain, .gz or .zst), .txt or .parquet files (none: tokfx train,"
+         " run and count read the sample corpus shipped with tokfx, and say so)", nargs="*"),
     Flag(("--text-field",), "JSON field or Parquet column holding the text", default="text"),
     Flag(("--id-field",), "JSON field or Parquet column holding a document id (default: file:line, file:row in Parquet)"),
     Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
          " as rejected and go on (into OUTPUT/rejected/rejected.jsonl, or OUTPUT.rejected.jsonl beside"
          " the output of count, train and eval)", default="fail", choices=ON_ERROR),
+    Flag(("--max-rejected",), "with --on-error=skip, the run fails (and writes no manifest) when it"
+         " rejects more than this: a count of documents and files, or a share of all read, like 10%%;"
+         " it fails too when it writes no document at all", type=max_rejected, default=DEFAULT_MAX_REJECTED),
     Flag(("--task-bytes",), "tokfx run, count, encode --output-dir: a .txt file is read in parts of"
          " about this many bytes, in parallel (cut at special tokens), and so is a Parquet file (by"
          " row groups); other files are one read task each", type=byte_size, default="32M"),
@@ -219,7 +232,7 @@ COMMAND_FLAGS = {
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
                  "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
-                 "task_bytes", "on_error", "quiet",
+                 "task_bytes", "on_error", "max_rejected", "quiet",
                  "verbose"),
 }
 

@@ -12,6 +12,7 @@ import warnings
 
 from tokfx.cli import encode, evaluate, inspect, train
 from tokfx.cli.files import os_error_line
+from tokfx.cli.interrupt import report_interrupt, sigterm_raises
 from tokfx.cli.flags import COMMAND_FLAGS, add_flags, refuse_underscore_spellings
 from tokfx.cli.pipeline_commands import PIPELINE_HELP, pipeline_argv
 from tokfx.formats.documents import CorpusError
@@ -40,6 +41,14 @@ def _warning_line(message, category, filename, lineno, file=None, line=None) -> 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     warnings.showwarning = _warning_line
+    with sigterm_raises():
+        try:
+            return _command(argv)
+        except KeyboardInterrupt as exc:  # also while Beam is being imported
+            return report_interrupt(exc)
+
+
+def _command(argv: list[str]) -> int:
     pipeline = pipeline_argv(argv)
     if pipeline is not None:
         from beam_jobs.main import run_command  # Beam is imported only for the pipeline commands
@@ -49,9 +58,6 @@ def main(argv: list[str] | None = None) -> int:
             refuse_underscore_spellings(argv[1:], argv[0])
         args = build_parser().parse_args(argv)
         args.run(args)
-    except KeyboardInterrupt:
-        print("tokfx: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file that cannot be read or written
@@ -61,4 +67,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tokfx: error: {exc}", file=sys.stderr)
         return 2
     return 0
-

@@ -9,7 +9,7 @@ PIPELINE_HELP = {
            " encode with that tokenizer, no training)",
     "count": "count pre-tokens of a corpus into a Parquet counts file (--output FILE)",
     "encode": "encode a corpus with an existing tokenizer into shards and manifest.json"
-              " (tokfx encode TOKENIZER --output-dir DIR --input PATTERN)",
+              " (tokfx encode TOKENIZER --output-dir DIR FILES, or --input PATTERN)",
 }
 
 
@@ -18,9 +18,8 @@ def pipeline_argv(argv: list[str]) -> tuple[str, list[str]] | None:
     if argv[:1] in (["run"], ["count"]):
         return argv[0], argv[1:]
     if argv[:1] == ["encode"] and any(a.split("=")[0] == "--output-dir" for a in argv):
-        rest = [("--output" + a[len("--output-dir"):]) if a.split("=")[0] == "--output-dir" else a
-                for a in argv[1:]]
-        if rest and not rest[0].startswith("-"):
-            rest = ["--tokenizer", *rest]
-        return "encode", rest
+        # The tokenizer, its first positional argument, is told from the corpus files by
+        # beam_jobs.options.corpus_arguments.
+        return "encode", [("--output" + a[len("--output-dir"):]) if a.split("=")[0] == "--output-dir" else a
+                          for a in argv[1:]]
     return None

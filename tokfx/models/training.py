@@ -10,6 +10,7 @@ from tokfx.alphabet import (BYTES, CHARACTERS, DEFAULT_CHARACTER_COVERAGE, Alpha
 from tokfx.limits import MAX_TOKENS
 from tokfx.counting import count_lines, count_pretokens
 from tokfx.counting.text_file import count_text_file
+from tokfx.formats.documents import CorpusError
 from tokfx.models.base import Target, finish
 from tokfx.models.registry import get_trainer
 from tokfx.pre_tokenizers import resolve_pattern
@@ -117,6 +118,9 @@ def train(texts_or_counts: Iterable[str] | str | Mapping[bytes, int], algorithm:
         counts = texts_or_counts
     else:
         counts = count_pretokens(texts_or_counts, pattern, special_tokens)
+    if not len(counts):  # else a tokenizer of the alphabet alone, that looks trained
+        raise CorpusError("nothing to train on: the corpus gave no pre-token (no document, or every"
+                          " one empty or rejected)")
     if base.name in CHARACTERS:
         base = base.covering(counts, DEFAULT_CHARACTER_COVERAGE if character_coverage is None else character_coverage)
         check_vocab_size(vocab_size, special_tokens, base)

@@ -39,3 +39,28 @@ class CollectingPolicy(ErrorPolicy):
 
 
 FAIL = ErrorPolicy("fail")
+
+
+# How much "skip" may reject before a run fails (--max-rejected): a count of rejected documents
+# and files, or, ending in %, their share of all that was read (a rejected file counts as one).
+DEFAULT_MAX_REJECTED = "10%"
+
+
+def rejected_limit(text: str) -> tuple[int | None, float | None]:
+    """'10%' -> (None, 0.1); '25' -> (25, None)."""
+    try:
+        if text.endswith("%"):
+            share = float(text[:-1]) / 100
+            if 0 <= share <= 1:
+                return None, share
+        elif int(text) >= 0:
+            return int(text), None
+    except ValueError:
+        pass
+    raise ValueError(f"expected a count like 100 or a share like 10%, got {text!r}")
+
+
+def over_limit(rejected: int, seen: int, limit: str) -> bool:
+    """Whether `rejected` of the `seen` documents and files is more than `limit` allows."""
+    count, share = rejected_limit(limit)
+    return rejected > count if count is not None else rejected > share * seen

@@ -2,6 +2,7 @@
 of schemas/shard.arrow.json), zstd, with footer metadata, written one row group at a time."""
 from __future__ import annotations
 
+import contextlib
 import json
 from array import array
 from collections.abc import Mapping
@@ -56,4 +57,14 @@ class ParquetShardWriter:
 
     def close(self) -> None:
         self._writer.close()
+        self.file.close()
+
+    def abort(self) -> None:
+        """Close an unfinished file (the caller removes it). pyarrow's writer is closed first,
+        writing its footer into the file still open: left open, it would close itself when
+        garbage-collected, into the closed file ("Exception ignored in: ParquetWriter.__del__",
+        a traceback after every Ctrl-C). A file that failed to take a write fails its footer too,
+        which, being dropped anyway, is not an error."""
+        with contextlib.suppress(OSError, ValueError):
+            self._writer.close()
         self.file.close()

@@ -94,5 +94,6 @@ class ShardWriter:
 
     def abort(self) -> None:
         """Close every file without finishing them (the caller removes them)."""
+        self._parquet.abort()
         for file in self._files.values():
             file.close()
