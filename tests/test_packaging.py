@@ -1,5 +1,6 @@
 """The source distribution: what Beam's --setup_file builds and installs on every Dataflow
 worker must carry the Cython sources and compile them."""
+import re
 import subprocess
 import sys
 import tarfile
@@ -23,3 +24,34 @@ def test_sdist_carries_the_cython_sources(tmp_path):
                for p in (ROOT / "ext").glob(pattern)}
     assert sources and sources <= names
     assert {"tokfx/schemas/tokfx.schema.json", "tokfx/data/sample/README.md"} <= names
+
+
+# PEP 263's source-encoding declaration, which Cython also looks for in a file's first two lines
+# (Cython.Utils.detect_opened_file_encoding): a docstring that says "encoding: within" there
+# made Cython 3.3.0 refuse to build (`LookupError: unknown encoding: within`).
+_ENCODING_DECLARATION = re.compile(r"coding[:=]\s*([-\w.]+)")
+
+
+def test_no_cython_source_reads_as_declaring_an_encoding():
+    sources = sorted(p for pattern in ("*.pyx", "*.pxd") for p in (ROOT / "ext").glob(pattern))
+    assert sources
+    declaring = [f"{p.name}:{n}: {line.strip()}" for p in sources
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines()[:2], start=1)
+                 if _ENCODING_DECLARATION.search(line)]
+    assert declaring == []
+
+
+def test_the_encoding_check_finds_the_line_that_broke_the_build():
+    assert _ENCODING_DECLARATION.search('"""Byte-level BPE encoding: within each pre-token, start')
+
+
+@pytest.mark.skipif(not (ROOT / "pyproject.toml").exists(), reason="needs the source checkout")
+def test_the_cython_that_builds_here_is_in_the_pinned_range():
+    """The range pyproject.toml pins is the one the tests run with: the Cython installed here
+    (which the test extra brings) lies in the build requirement's range."""
+    Cython = pytest.importorskip("Cython")
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    from packaging.requirements import Requirement  # pytest's own dependency
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    (cython,) = [Requirement(r) for r in requires if Requirement(r).name == "Cython"]
+    assert cython.specifier.contains(Cython.__version__), (Cython.__version__, str(cython.specifier))
