@@ -1,6 +1,7 @@
 """The source distribution: what Beam's --setup_file builds and installs on every Dataflow
 worker must carry the Cython sources and compile them."""
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -55,3 +56,17 @@ def test_the_cython_that_builds_here_is_in_the_pinned_range():
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
     (cython,) = [Requirement(r) for r in requires if Requirement(r).name == "Cython"]
     assert cython.specifier.contains(Cython.__version__), (Cython.__version__, str(cython.specifier))
+
+
+@pytest.mark.skipif(not (ROOT / "setup.py").exists(), reason="needs the source checkout")
+def test_the_source_folder_without_built_extensions_says_how_to_build_them(tmp_path):
+    """Python run from a fresh clone's root imports the source folder, which has no compiled
+    cores: one line says how to build them, not a bare `No module named 'tokfx._count_table'`."""
+    shutil.copytree(ROOT / "tokfx", tmp_path / "tokfx", symlinks=True,
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    imported = subprocess.run([sys.executable, "-c", "import tokfx"], cwd=tmp_path,
+                              capture_output=True, text=True)
+    assert imported.returncode != 0
+    last = imported.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: No module named 'tokfx._"), last
+    assert "pip install -e ." in last and "python setup.py build_ext --inplace" in last, last
