@@ -144,7 +144,7 @@ class _EncodeTask(beam.DoFn):
                 if writer is None:
                     writer = self._open(task.index, part, tokenizer.vocab_size, metadata)
                 text_bytes = utf8_length(item.text)
-                writer.add(item.id, ids, item.source, text_bytes)
+                writer.add(item.id, ids, item.source, text_bytes, item.fields)
                 totals.tokens += len(ids)
                 totals.text_bytes += text_bytes
                 if writer.token_bytes >= settings.shard_size:
@@ -187,7 +187,7 @@ class _EncodeTask(beam.DoFn):
 
     def _open(self, task: int, part: int, vocab_size: int, metadata: dict) -> ShardWriter:
         return ShardWriter(lambda name: create(self._temporary(name)), shard_name(task, part),
-                           vocab_size, metadata)
+                           vocab_size, metadata, kept=self.settings.read_options.keep)
 
     def _close(self, writer: ShardWriter, task: ReadTask, part: int, key: str,
                items_end: int) -> ShardReceipt:

@@ -34,6 +34,7 @@ from tokfx.formats.readers import ReadOptions
 from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON
+from tokfx.formats.shards.parquet import shard_schema
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.models.training import trains_on_lines
 from tokfx.pre_tokenizers import resolve_pattern
@@ -101,7 +102,12 @@ def _read_options(opts: TokfxOptions) -> ReadOptions:
 
 
 def _plan(opts: TokfxOptions, inputs: list[str]) -> ReadPlan:
-    return plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error))
+    keep = opts.keep_fields or ()
+    taken = [name for name in keep if name in shard_schema().names]
+    if taken:
+        raise ValueError(f"--keep-fields: {', '.join(map(repr, taken))} is a column of every shard"
+                         " already (a document's own id: --id-field)")
+    return plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error), keep)
 
 
 def _counted_specials(opts: TokfxOptions) -> list[str]:
@@ -183,12 +189,14 @@ def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra
             "special_tokens": special_tokens(opts), "on_error": opts.on_error,
             "special_tokens_in_text": opts.special_tokens_in_text, "shard_size": opts.shard_size,
             "task_bytes": opts.task_bytes,
-            "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None, **extra}
+            "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None,
+            # Only when given: the config (and so the receipts' key) of a run without it is unchanged.
+            **({"keep_fields": list(opts.keep_fields)} if opts.keep_fields else {}), **extra}
 
 
 def _count(tasks, plan: ReadPlan, opts: TokfxOptions, work_dir: str, lines: bool = False,
            eval_fraction: float = 0.0, record_rejected: bool = False) -> dict:
-    settings = CountSettings(work_dir, _read_options(opts), opts.on_error, opts.pattern,
+    settings = CountSettings(work_dir, plan.options, opts.on_error, opts.pattern,
                              tuple(_counted_specials(opts)), lines, eval_fraction, record_rejected,
                              len(plan.tasks), progress=not opts.quiet)
     return tasks | "CountTasks" >> CountTasks(settings, opts.min_pretoken_count, opts.max_pretokens)
@@ -200,7 +208,7 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
     the rejected records and the manifest."""
     settings_json = json.dumps(config, sort_keys=True)
     encoded = tasks | "EncodeTasks" >> EncodeTasks(tokenizer_file, EncodeSettings(
-        opts.output, _read_options(opts), opts.on_error, opts.shard_size, encoding.eos,
+        opts.output, plan.options, opts.on_error, opts.shard_size, encoding.eos,
         opts.special_tokens_in_text == "split",
         hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
         progress=not opts.quiet, bos_token=encoding.bos))
@@ -243,7 +251,7 @@ def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
                                                    progress=not opts.quiet, lines=counted.get(LINE)))
     if fraction:
         # Held-out documents wait for the tokenizer: a third read, that keeps the held-out share.
-        read = tasks | "ReadHeldOut" >> ReadTasks(_read_options(opts), opts.on_error, counted=False)
+        read = tasks | "ReadHeldOut" >> ReadTasks(plan.options, opts.on_error, counted=False)
         (read["documents"]
          | "HeldOut" >> beam.Filter(lambda doc: is_held_out(doc.id, fraction))
          | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
@@ -379,6 +387,8 @@ def run(command: str, argv: list[str]):
     start = time.perf_counter()
     if opts.lines_output and command != "count":
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
+    if opts.keep_fields and command == "count":
+        raise ValueError("--keep-fields is for tokfx run and tokfx encode --output-dir (their shards), not tokfx count")
     output = OutputDir(opts.output, command) if command in OURS else None
     encoding = encoding_of(command, opts)
     with output.lock() if output else nullcontext():

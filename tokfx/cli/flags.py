@@ -32,6 +32,14 @@ def sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected sizes like 60000,50000,40000, got {text!r}") from None
 
 
+def field_names(text: str) -> tuple[str, ...]:
+    """'url,date' -> ('url', 'date'): names, each once, none empty."""
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names) or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"expected distinct names like url,date, got {text!r}")
+    return names
+
+
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -98,6 +106,9 @@ _FLAGS = [
     Flag(("--on-error",), "bad input: stop with a message naming the file and line, or record it"
          " as rejected and go on (into OUTPUT/rejected/rejected.jsonl, or OUTPUT.rejected.jsonl beside"
          " the output of count, train and eval)", default="fail", choices=ON_ERROR),
+    Flag(("--keep-fields",), "tokfx run, encode --output-dir: JSON fields or Parquet columns copied"
+         " into the Parquet shards beside the ids, with their types (e.g. url,date,score; missing:"
+         " null)", type=field_names),
     Flag(("--task-bytes",), "tokfx run, count, encode --output-dir: a .txt file is read in parts of"
          " about this many bytes, in parallel (cut at special tokens), and so is a Parquet file (by"
          " row groups); other files are one read task each", type=byte_size, default="32M"),
@@ -216,7 +227,7 @@ COMMAND_FLAGS = {
     "eval": ("tokenizers", "corpus", "report_output", "text_field", "separator", "on_error", "alpha",
              "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
-    "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
+    "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field", "keep_fields",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
                  "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
                  "task_bytes", "on_error", "quiet",
