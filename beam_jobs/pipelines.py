@@ -46,8 +46,10 @@ from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish, write_bytes
 from beam_jobs.manifest import WriteManifest
 from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions, local_runner
-from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, TOKENIZER_DIR, OutputDir
+from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, PROGRESS_DIR, TOKENIZER_DIR, OutputDir
+from beam_jobs import progress
 from beam_jobs.plan import ReadPlan, plan_reads
+from beam_jobs.progress import COUNTING, ENCODING, RunProgress
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
 from beam_jobs.records import TokenizerFile
@@ -194,16 +196,25 @@ def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra
             **({"keep_fields": list(opts.keep_fields)} if opts.keep_fields else {}), **extra}
 
 
-def _count(tasks, plan: ReadPlan, opts: TokfxOptions, work_dir: str, lines: bool = False,
+class Built(NamedTuple):
+    """What building a pipeline's graph gives the run: the config its output directory records
+    (None: tokfx count), the read plan, and the passes it makes over the plan (progress)."""
+    config: dict | None
+    plan: ReadPlan
+    passes: list[str]
+
+
+def _count(tasks, plan: ReadPlan, opts: TokfxOptions, command: str, lines: bool = False,
            eval_fraction: float = 0.0, record_rejected: bool = False) -> dict:
-    settings = CountSettings(work_dir, plan.options, opts.on_error, opts.pattern,
+    settings = CountSettings(_work_dir(command, opts), plan.options, opts.on_error, opts.pattern,
                              tuple(_counted_specials(opts)), lines, eval_fraction, record_rejected,
-                             len(plan.tasks), progress=not opts.quiet)
+                             len(plan.tasks), progress=not opts.quiet,
+                             progress_dir=_progress_dir(command, opts), progress_every=progress.EVERY)
     return tasks | "CountTasks" >> CountTasks(settings, opts.min_pretoken_count, opts.max_pretokens)
 
 
 def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict, tokenizer_file,
-                      tokenizer_dir: str | None, encoding: Encoding) -> None:
+                      tokenizer_dir: str | None, encoding: Encoding, command: str) -> None:
     """The second pass: every read task read again, encoded and written into its shards; then
     the rejected records and the manifest."""
     settings_json = json.dumps(config, sort_keys=True)
@@ -211,7 +222,8 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
         opts.output, plan.options, opts.on_error, opts.shard_size, encoding.eos,
         opts.special_tokens_in_text == "split",
         hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
-        progress=not opts.quiet, bos_token=encoding.bos))
+        progress=not opts.quiet, bos_token=encoding.bos, progress_dir=_progress_dir(command, opts),
+        progress_every=progress.EVERY))
     source = encoding.tokenizer.source if encoding.tokenizer is not None else None
     planned = p | "PlanRejected" >> beam.Create(plan.rejected)
     rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
@@ -220,8 +232,8 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
                                         tokenizer_dir, source))
 
 
-def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
-    """The graph of `tokfx run`; returns the config its output directory records. With
+def build_run(p, opts: TokfxOptions, encoding: Encoding) -> Built:
+    """The graph of `tokfx run`. With
     --tokenizer, that tokenizer (encoding.tokenizer) is written into OUTPUT/tokenizer/ and
     encoded with, and nothing is counted or trained."""
     if encoding.tokenizer is not None:
@@ -244,8 +256,7 @@ def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
     # The first pass: documents counted for training (the rejected records are the second
     # pass's, which reads the same tasks).
     fraction = opts.eval_fraction
-    counted = _count(tasks, plan, opts, _work_dir("run", opts), trains_on_lines(opts.algorithm, params),
-                     fraction)
+    counted = _count(tasks, plan, opts, "run", trains_on_lines(opts.algorithm, params), fraction)
     tokenizer_file = (counted[PRETOKEN]
                       | "TrainVocab" >> TrainVocab(FileSystems.join(opts.output, TOKENIZER_DIR), keywords,
                                                    progress=not opts.quiet, lines=counted.get(LINE)))
@@ -256,16 +267,16 @@ def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
          | "HeldOut" >> beam.Filter(lambda doc: is_held_out(doc.id, fraction))
          | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
                                         TOKENIZER_DIR))
-    _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR, encoding)
-    return config
+    _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR, encoding, "run")
+    return Built(config, plan, [COUNTING, ENCODING])
 
 
-def build_encode(p, opts: TokfxOptions, encoding: Encoding) -> dict:
-    """The graph of `tokfx encode --output-dir`; returns the config its output records."""
+def build_encode(p, opts: TokfxOptions, encoding: Encoding) -> Built:
+    """The graph of `tokfx encode --output-dir`."""
     return _build_given(p, opts, encoding, None)
 
 
-def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str | None) -> dict:
+def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str | None) -> Built:
     """Encoding with a given tokenizer; `tokenizer_dir`: the output's folder to write it into
     first (tokfx run), or None (tokfx encode leaves it where it is)."""
     inputs = _inputs(opts)
@@ -280,8 +291,8 @@ def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str |
         tokenizer_file = tokenizer_file | "SaveTokenizer" >> beam.Map(
             _save_given, FileSystems.join(opts.output, tokenizer_dir))
     _encode_and_write(p, p | "ReadPlan" >> beam.Create(plan.tasks), plan, opts, config,
-                      tokenizer_file, tokenizer_dir, encoding)
-    return config
+                      tokenizer_file, tokenizer_dir, encoding, "encode" if tokenizer_dir is None else "run")
+    return Built(config, plan, [ENCODING])
 
 
 def _save_given(file: TokenizerFile, directory: str) -> TokenizerFile:
@@ -297,12 +308,11 @@ def _write_counts_file(counted: Counted, destination: str, unit: str = "pretoken
     return len(counts)
 
 
-def build_count(p, opts: TokfxOptions, encoding: Encoding) -> None:
+def build_count(p, opts: TokfxOptions, encoding: Encoding) -> Built:
     resolve_pattern(opts.pattern)
     plan = _plan(opts, _inputs(opts))
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
-    counted = _count(tasks, plan, opts, _work_dir("count", opts), lines=bool(opts.lines_output),
-                     record_rejected=True)
+    counted = _count(tasks, plan, opts, "count", lines=bool(opts.lines_output), record_rejected=True)
     counted[PRETOKEN] | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
     if opts.lines_output:
         counted[LINE] | "WriteLines" >> beam.Map(_write_counts_file, opts.lines_output, "line")
@@ -310,6 +320,7 @@ def build_count(p, opts: TokfxOptions, encoding: Encoding) -> None:
      | "Rejected" >> beam.Flatten()
      | "AllRejected" >> beam.combiners.ToList()
      | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output), write_bytes))
+    return Built(None, plan, [COUNTING])
 
 
 def _counters(result) -> dict[str, int]:
@@ -321,7 +332,9 @@ def _counters(result) -> dict[str, int]:
     return totals
 
 
-def summary(counters: dict[str, int], seconds: float, written: str) -> str:
+def summary(counters: dict[str, int], seconds: float, written: str, counted: bool) -> str:
+    """The run's last lines; `counted`: whether it counted pre-tokens (an encode-only run says
+    nothing of them)."""
     stages = ", ".join(f"{stage} {counters[f'usec_{stage}'] / 1000:,.0f} ms"
                        for stage in ("read", "count", "train", "encode", "write")
                        if f"usec_{stage}" in counters)
@@ -331,8 +344,8 @@ def summary(counters: dict[str, int], seconds: float, written: str) -> str:
              f" ({counters.get('bytes_read', 0):,} bytes),"
              f" rejected {counters.get('documents_rejected', 0):,} documents"
              f" and {counters.get('files_rejected', 0):,} files",
-             f"{counters.get('pretokens', 0):,} pre-tokens counted;"
-             f" {counters.get('documents_written', 0):,} documents written{kept},"
+             (f"{counters.get('pretokens', 0):,} pre-tokens counted; " if counted else "")
+             + f"{counters.get('documents_written', 0):,} documents written{kept},"
              f" {counters.get('tokens', 0):,} tokens",
              f"wrote {written}",
              f"{seconds:.1f} s in all; processing time summed over workers: {stages or '-'}"]
@@ -372,6 +385,13 @@ def _work_dir(command: str, opts: TokfxOptions) -> str | None:
     return FileSystems.join(opts.output, COUNTING_DIR) if command == "run" else None
 
 
+def _progress_dir(command: str, opts: TokfxOptions) -> str | None:
+    """Where the workers report the run's progress (beam_jobs.progress); None with --quiet."""
+    if opts.quiet:
+        return None
+    return opts.output + ".progress" if command == "count" else FileSystems.join(opts.output, PROGRESS_DIR)
+
+
 def _remove(path: str | None) -> None:
     if path is not None and FileSystems.exists(path):
         FileSystems.delete([path])
@@ -396,27 +416,31 @@ def run(command: str, argv: list[str]):
         p = beam.Pipeline(runner=local_runner(options) if local else None, options=options)
         try:
             # Checks the settings and plans the reads: a refused run deletes nothing.
-            config = BUILDERS[command](p, opts, encoding)
+            built = BUILDERS[command](p, opts, encoding)
             if output:
-                output.prepare(config, opts.overwrite)
+                output.prepare(built.config, opts.overwrite)
         except BaseException:
             # Beam removes the pipeline's local temp folder in run() only.
             shutil.rmtree(p.local_tempdir, ignore_errors=True)
             raise
-        work_dir = _work_dir(command, opts)
-        _remove(work_dir)  # an earlier run's, killed before it could remove it
+        work_dir, progress_dir = _work_dir(command, opts), _progress_dir(command, opts)
+        for path in (work_dir, progress_dir):
+            _remove(path)  # an earlier run's, killed before it could remove it
         try:
-            result = p.run()
-            result.wait_until_finish()
+            with RunProgress(progress_dir, built.passes, built.plan) if progress_dir else nullcontext():
+                result = p.run()
+                result.wait_until_finish()
         except BaseException:
             if output and not opts.quiet:
                 print(f"tokfx: the output in {opts.output} is incomplete (no {MANIFEST_JSON});"
                       " the same command again resumes it", file=sys.stderr)
             raise
         finally:
-            _remove(work_dir)
+            for path in (work_dir, progress_dir):
+                _remove(path)
     counters = _counters(result)
     if not opts.quiet:
-        print(summary(counters, time.perf_counter() - start, _written(command, opts, counters))
+        print(summary(counters, time.perf_counter() - start, _written(command, opts, counters),
+                      COUNTING in built.passes)
               + "; " + _peak_memory(), file=sys.stderr)
     return counters
