@@ -78,8 +78,11 @@ class PassReporter:
         if self.started is None:  # no task yet: nothing to say
             return
         self._written = time.monotonic()
-        write_bytes(self.path, json.dumps({"started": self.started, "updated": time.time(),
-                                           "documents": self.documents, "tasks": self.tasks}).encode())
+        try:
+            write_bytes(self.path, json.dumps({"started": self.started, "updated": time.time(),
+                                               "documents": self.documents, "tasks": self.tasks}).encode())
+        except OSError as exc:  # a report lost is a line less, never a failed task
+            log.warning("progress report not written (%s)", exc)
 
 
 def task_bytes(plan: ReadPlan) -> list[int]:
