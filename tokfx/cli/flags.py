@@ -108,7 +108,7 @@ _FLAGS = [
          " the output of count, train and eval)", default="fail", choices=ON_ERROR),
     Flag(("--keep-fields",), "tokfx run, encode --output-dir: JSON fields or Parquet columns copied"
          " into the Parquet shards beside the ids, with their types (e.g. url,date,score; missing:"
-         " null)", type=field_names),
+         " null)", type=field_names, metavar="FIELD,..."),
     Flag(("--task-bytes",), "tokfx run, count, encode --output-dir: a .txt file is read in parts of"
          " about this many bytes, in parallel (cut at special tokens), and so is a Parquet file (by"
          " row groups); other files are one read task each", type=byte_size, default="32M"),
