@@ -148,9 +148,12 @@ class RunProgress:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         self._stop.set()
         self._thread.join()
+        if exc_type is None:  # each pass's last line (its end), however short the run
+            for line in self.lines():
+                log.info("%s", line)
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):

@@ -98,6 +98,18 @@ def test_a_run_reports_while_its_one_task_is_read(tmp_path, progress_lines):
     assert not (tmp_path / "out" / "progress").exists()  # removed with the run
 
 
+def test_the_reports_of_two_worker_processes_make_the_runs_line(tmp_path, progress_lines):
+    """Each worker process writes its own report; the launcher's line is their sum."""
+    (tmp_path / "in").mkdir()
+    for k in range(4):
+        (tmp_path / "in" / f"part-{k}.jsonl").write_text("".join(
+            json.dumps({"text": f"part {k} document {i}: " + "a few words of text " * 30}) + "\n" for i in range(300)))
+    assert main(["run", "--input", str(tmp_path / "in" / "*.jsonl"), "--output", str(tmp_path / "out"),
+                 "--vocab-size", "300", "--direct_num_workers=2", "--direct_running_mode=multi_processing"]) == 0
+    assert [line for line in progress_lines if line.startswith("counting done: 1,200 documents")], progress_lines
+    assert [line for line in progress_lines if line.startswith("encoding done: 1,200 documents")], progress_lines
+
+
 def test_an_encode_only_run_says_nothing_of_pre_tokens(tmp_path, capsys):
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(json.dumps({"text": f"document {i} of a few words"}) + "\n" for i in range(50)))
