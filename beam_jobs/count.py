@@ -36,6 +36,7 @@ from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.pre_tokenizers import PreTokenizer
 from beam_jobs.count_files import new_count_file, read_count_part, write_count_file
+from beam_jobs.progress import COUNTING, EVERY, PassReporter
 from beam_jobs.read import REJECTED, Policy, TaskReader
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,8 @@ class CountSettings(NamedTuple):
     record_rejected: bool  # rejections go to the REJECTED output (else another pass records them)
     task_count: int
     progress: bool
+    progress_dir: str | None = None  # where the run's progress is reported (beam_jobs.progress)
+    progress_every: float = EVERY
 
 
 class _CountTasks(beam.DoFn):
@@ -97,6 +100,7 @@ class _CountTasks(beam.DoFn):
         s = self.settings
         self.policy = Policy(s.on_error, counted=s.record_rejected)
         self.pretokenizer = PreTokenizer(s.pattern, s.special_tokens)
+        self.reporter = PassReporter(s.progress_dir, COUNTING, s.progress_every) if s.progress_dir else None
 
     def start_bundle(self):
         self.tables = {PRETOKEN: CountTable()}
@@ -106,7 +110,10 @@ class _CountTasks(beam.DoFn):
 
     def process(self, task):
         s, documents, read_s, count_s = self.settings, 0, 0.0, 0.0
-        items = iter(TaskReader(task, s.options))
+        reader = TaskReader(task, s.options)
+        items = iter(reader)
+        if self.reporter:
+            self.reporter.start(task.index, reader)
         while True:
             start = time.perf_counter()
             item = next(items, None)
@@ -119,6 +126,8 @@ class _CountTasks(beam.DoFn):
                     yield rejected
                 continue
             documents += 1
+            if self.reporter:
+                self.reporter.document()
             if s.eval_fraction and is_held_out(item.id, s.eval_fraction):
                 continue
             start = time.perf_counter()
@@ -128,6 +137,8 @@ class _CountTasks(beam.DoFn):
             count_s += time.perf_counter() - start
             if max(map(len, self.tables.values())) >= FLUSH_ENTRIES:
                 yield from self._flush()
+        if self.reporter:
+            self.reporter.end()
         self.documents.inc(documents)
         self.read_usec.inc(int(read_s * 1e6))
         self.count_usec.inc(int(count_s * 1e6))
@@ -136,6 +147,8 @@ class _CountTasks(beam.DoFn):
                      f"{s.task_count:,}", task.describe(), f"{documents:,}")
 
     def finish_bundle(self):
+        if self.reporter:
+            self.reporter.write()
         for item in self._flush():
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
 

@@ -26,13 +26,12 @@ from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.writer import ShardWriter
 from beam_jobs.files import create
 from beam_jobs.plan import ReadTask
+from beam_jobs.progress import ENCODING, EVERY, PassReporter
 from beam_jobs.read import REJECTED, Policy, TaskReader
 from beam_jobs.receipts import SHARDS_DIR, Receipts, ShardReceipt, TaskReceipt, shard_name, task_key
 
 TASKS = "tasks"
 log = logging.getLogger(__name__)
-# Seconds between a task's progress lines.
-PROGRESS_EVERY = 10.0
 
 
 class EncodeSettings(NamedTuple):
@@ -48,6 +47,8 @@ class EncodeSettings(NamedTuple):
     task_count: int  # the plan's, for progress lines
     progress: bool
     bos_token: str | None = None  # put before every document (a special or control token's name)
+    progress_dir: str | None = None  # where the run's progress is reported (beam_jobs.progress)
+    progress_every: float = EVERY
 
 
 def reserved_ids(tokenizer, *names: str | None) -> array:
@@ -79,6 +80,12 @@ class _EncodeTask(beam.DoFn):
     def setup(self):
         self.policy = Policy(self.settings.on_error)
         self.receipts = Receipts(self.settings.output_dir)
+        s = self.settings
+        self.reporter = PassReporter(s.progress_dir, ENCODING, s.progress_every) if s.progress_dir else None
+
+    def finish_bundle(self):
+        if self.reporter:
+            self.reporter.write()
 
     def process(self, task: ReadTask, tokenizer_file):
         tokenizer = self.shared.acquire(tokenizer_file.load, tag=tokenizer_file.hash)
@@ -88,6 +95,9 @@ class _EncodeTask(beam.DoFn):
         done = self.receipts.task_done(task.index, key)
         if done is not None and done.shards == len(kept):
             self._log("task %s of %s (%s): kept from an earlier run, %s shards", task, len(kept))
+            if self.reporter:
+                self.reporter.start(task.index, None)
+                self.reporter.end(kept=True)
             if done.documents_rejected or done.files_rejected:
                 # The rejected records are not kept: read them again (nothing is encoded).
                 yield from (self.policy.reject(item) for item in TaskReader(task, self.settings.read_options)
@@ -115,7 +125,9 @@ class _EncodeTask(beam.DoFn):
         skip = kept[-1].items_end if kept else 0  # items already in the kept shards
         totals, part, writer = _Task(), len(kept), None
         reader = TaskReader(task, settings.read_options)
-        items, started, last_line = iter(reader), time.perf_counter(), time.perf_counter()
+        items, started = iter(reader), time.perf_counter()
+        if self.reporter:
+            self.reporter.start(task.index, reader)
         try:
             while True:
                 clock = time.perf_counter()
@@ -135,6 +147,10 @@ class _EncodeTask(beam.DoFn):
                 totals.documents += 1
                 if totals.items <= skip:
                     continue
+                if self.reporter:
+                    if totals.items == skip + 1 and skip:
+                        self.reporter.keep(reader.done() or 0.0)  # what was read again only to skip it
+                    self.reporter.document()
                 ids = tokenizer.encode_to_array(item.text, ordinary)
                 if bos:  # a copy, paid only by a tokenizer framed with a BOS
                     ids = bos + ids
@@ -144,22 +160,21 @@ class _EncodeTask(beam.DoFn):
                 if writer is None:
                     writer = self._open(task.index, part, tokenizer.vocab_size, metadata)
                 text_bytes = utf8_length(item.text)
-                writer.add(item.id, ids, item.source, text_bytes)
+                writer.add(item.id, ids, item.source, text_bytes, item.fields)
                 totals.tokens += len(ids)
                 totals.text_bytes += text_bytes
                 if writer.token_bytes >= settings.shard_size:
                     yield self._close(writer, task, part, key, totals.items)
                     writer, part = None, part + 1
                 totals.usec["write"] += time.perf_counter() - clock
-                if settings.progress and clock - last_line > PROGRESS_EVERY:
-                    last_line = clock
-                    self._progress(task, reader.done(), totals, clock - started)
             if writer is not None:
                 yield self._close(writer, task, part, key, totals.items)
                 writer, part = None, part + 1
         finally:
             if writer is not None:
                 writer.abort()
+        if self.reporter:
+            self.reporter.end()
         receipt = TaskReceipt(task.index, key, part, totals.documents, totals.rejected_docs,
                               totals.rejected_files)
         self.receipts.write(receipt)
@@ -175,19 +190,12 @@ class _EncodeTask(beam.DoFn):
                   totals.text_bytes / 1e6 / max(seconds, 1e-9))
         yield beam.pvalue.TaggedOutput(TASKS, receipt)
 
-    def _progress(self, task: ReadTask, done: float, totals: _Task, seconds: float) -> None:
-        read = "" if done is None else f"{100 * done:.0f} % read, "
-        left = f", about {seconds * (1 - done) / done:,.0f} s left of this task" if done else ""
-        self._log("task %s of %s (%s): %s%s documents, %s tokens, %.1f MB/s%s", task, read,
-                  f"{totals.documents:,}", f"{totals.tokens:,}",
-                  totals.text_bytes / 1e6 / max(seconds, 1e-9), left)
-
     def _temporary(self, name: str) -> str:
         return FileSystems.join(self.settings.output_dir, SHARDS_DIR, f".{name}.tmp")
 
     def _open(self, task: int, part: int, vocab_size: int, metadata: dict) -> ShardWriter:
         return ShardWriter(lambda name: create(self._temporary(name)), shard_name(task, part),
-                           vocab_size, metadata)
+                           vocab_size, metadata, kept=self.settings.read_options.keep)
 
     def _close(self, writer: ShardWriter, task: ReadTask, part: int, key: str,
                items_end: int) -> ShardReceipt:

@@ -39,6 +39,8 @@ EVAL_DIR = "eval"
 # The counting pass's files (beam_jobs.count_files): beam_jobs.pipelines.run removes them before
 # and after the pipeline.
 COUNTING_DIR = "counting"
+# The workers' reports of the run's progress (beam_jobs.progress), removed as counting/ is.
+PROGRESS_DIR = "progress"
 SETTINGS_JSON = "settings.json"
 LOCK = ".tokfx.lock"
 # A lock file that does not parse is another run's, being written, for this long; then torn.
@@ -47,8 +49,8 @@ TORN_LOCK_SECONDS = 10
 # What each command writes into its output directory (tokfx encode keeps tokenizer/: it may be
 # the very tokenizer it encodes with).
 OURS = {"run": (MANIFEST_JSON, SETTINGS_JSON, TOKENIZER_DIR, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, EVAL_DIR,
-                COUNTING_DIR),
-        "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR)}
+                COUNTING_DIR, PROGRESS_DIR),
+        "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, PROGRESS_DIR)}
 
 
 class OutputDir:

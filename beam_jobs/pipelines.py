@@ -36,6 +36,7 @@ from tokfx.formats.readers import ReadOptions
 from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON
+from tokfx.formats.shards.parquet import shard_schema
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.models.training import trains_on_lines
 from tokfx.pre_tokenizers import resolve_pattern
@@ -47,8 +48,10 @@ from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish, read_json, write_bytes
 from beam_jobs.manifest import WriteManifest
 from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions, corpus_arguments, local_runner
-from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, TOKENIZER_DIR, OutputDir
+from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, PROGRESS_DIR, TOKENIZER_DIR, OutputDir
+from beam_jobs import progress
 from beam_jobs.plan import ReadPlan, plan_reads
+from beam_jobs.progress import COUNTING, ENCODING, RunProgress
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
 from beam_jobs.records import TokenizerFile
@@ -114,7 +117,12 @@ def _read_options(opts: TokfxOptions) -> ReadOptions:
 
 
 def _plan(opts: TokfxOptions, inputs: list[str]) -> ReadPlan:
-    return plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error))
+    keep = opts.keep_fields or ()
+    taken = [name for name in keep if name in shard_schema().names]
+    if taken:
+        raise ValueError(f"--keep-fields: {', '.join(map(repr, taken))} is a column of every shard"
+                         " already (a document's own id: --id-field)")
+    return plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error), keep)
 
 
 def _counted_specials(opts: TokfxOptions) -> list[str]:
@@ -196,40 +204,45 @@ def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra
             "special_tokens": special_tokens(opts), "on_error": opts.on_error,
             "special_tokens_in_text": opts.special_tokens_in_text, "shard_size": opts.shard_size,
             "task_bytes": opts.task_bytes,
-            "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None, **extra}
+            "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None,
+            # Only when given: the config (and so the receipts' key) of a run without it is unchanged.
+            **({"keep_fields": list(opts.keep_fields)} if opts.keep_fields else {}), **extra}
 
 
-def _count(tasks, plan: ReadPlan, opts: TokfxOptions, work_dir: str, lines: bool = False,
+class Built(NamedTuple):
+    """What building a pipeline's graph gives the run: the config its output directory records
+    (None: tokfx count), the read plan, and the passes it makes over the plan (progress)."""
+    config: dict | None
+    plan: ReadPlan
+    passes: list[str]
+
+
+def _count(tasks, plan: ReadPlan, opts: TokfxOptions, command: str, lines: bool = False,
            eval_fraction: float = 0.0, record_rejected: bool = False) -> dict:
-    settings = CountSettings(work_dir, _read_options(opts), opts.on_error, opts.pattern,
+    settings = CountSettings(_work_dir(command, opts), plan.options, opts.on_error, opts.pattern,
                              tuple(_counted_specials(opts)), lines, eval_fraction, record_rejected,
-                             len(plan.tasks), progress=not opts.quiet)
+                             len(plan.tasks), progress=not opts.quiet,
+                             progress_dir=_progress_dir(command, opts), progress_every=progress.EVERY)
     return tasks | "CountTasks" >> CountTasks(settings, opts.min_pretoken_count, opts.max_pretokens)
 
 
 def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict, tokenizer_file,
-                      tokenizer_dir: str | None, encoding: Encoding) -> None:
+                      tokenizer_dir: str | None, encoding: Encoding, command: str) -> None:
     """The second pass: every read task read again, encoded and written into its shards; then
     the rejected records and the manifest."""
     settings_json = json.dumps(config, sort_keys=True)
     encoded = tasks | "EncodeTasks" >> EncodeTasks(tokenizer_file, EncodeSettings(
-        opts.output, _read_options(opts), opts.on_error, opts.shard_size, encoding.eos,
+        opts.output, plan.options, opts.on_error, opts.shard_size, encoding.eos,
         opts.special_tokens_in_text == "split",
         hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
-        progress=not opts.quiet, bos_token=encoding.bos))
+        progress=not opts.quiet, bos_token=encoding.bos, progress_dir=_progress_dir(command, opts),
+        progress_every=progress.EVERY))
     source = encoding.tokenizer.source if encoding.tokenizer is not None else None
     planned = p | "PlanRejected" >> beam.Create(plan.rejected)
     rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
     ({"shards": encoded.shards, "tasks": encoded[TASKS], "rejected": rejected}
      | "WriteManifest" >> WriteManifest(opts.output, config, opts.max_rejected, tokenizer_file, len(plan.tasks),
                                         tokenizer_dir, source))
-
-
-class Built(NamedTuple):
-    """What building a pipeline's graph settled: the config its output directory records (None
-    for tokfx count, which has none) and the read plan."""
-    config: dict | None
-    plan: ReadPlan
 
 
 def build_run(p, opts: TokfxOptions, encoding: Encoding) -> Built:
@@ -256,20 +269,19 @@ def build_run(p, opts: TokfxOptions, encoding: Encoding) -> Built:
     # The first pass: documents counted for training (the rejected records are the second
     # pass's, which reads the same tasks).
     fraction = opts.eval_fraction
-    counted = _count(tasks, plan, opts, _work_dir("run", opts), trains_on_lines(opts.algorithm, params),
-                     fraction)
+    counted = _count(tasks, plan, opts, "run", trains_on_lines(opts.algorithm, params), fraction)
     tokenizer_file = (counted[PRETOKEN]
                       | "TrainVocab" >> TrainVocab(FileSystems.join(opts.output, TOKENIZER_DIR), keywords,
                                                    progress=not opts.quiet, lines=counted.get(LINE)))
     if fraction:
         # Held-out documents wait for the tokenizer: a third read, that keeps the held-out share.
-        read = tasks | "ReadHeldOut" >> ReadTasks(_read_options(opts), opts.on_error, counted=False)
+        read = tasks | "ReadHeldOut" >> ReadTasks(plan.options, opts.on_error, counted=False)
         (read["documents"]
          | "HeldOut" >> beam.Filter(lambda doc: is_held_out(doc.id, fraction))
          | "EvalHeldOut" >> EvalHeldOut(tokenizer_file, FileSystems.join(opts.output, EVAL_DIR),
                                         TOKENIZER_DIR))
-    _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR, encoding)
-    return Built(config, plan)
+    _encode_and_write(p, tasks, plan, opts, config, tokenizer_file, TOKENIZER_DIR, encoding, "run")
+    return Built(config, plan, [COUNTING, ENCODING])
 
 
 def build_encode(p, opts: TokfxOptions, encoding: Encoding) -> Built:
@@ -292,8 +304,8 @@ def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str |
         tokenizer_file = tokenizer_file | "SaveTokenizer" >> beam.Map(
             _save_given, FileSystems.join(opts.output, tokenizer_dir))
     _encode_and_write(p, p | "ReadPlan" >> beam.Create(plan.tasks), plan, opts, config,
-                      tokenizer_file, tokenizer_dir, encoding)
-    return Built(config, plan)
+                      tokenizer_file, tokenizer_dir, encoding, "encode" if tokenizer_dir is None else "run")
+    return Built(config, plan, [ENCODING])
 
 
 def _save_given(file: TokenizerFile, directory: str) -> TokenizerFile:
@@ -313,8 +325,7 @@ def build_count(p, opts: TokfxOptions, encoding: Encoding) -> Built:
     resolve_pattern(opts.pattern)
     plan = _plan(opts, opts.input)
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
-    counted = _count(tasks, plan, opts, _work_dir("count", opts), lines=bool(opts.lines_output),
-                     record_rejected=True)
+    counted = _count(tasks, plan, opts, "count", lines=bool(opts.lines_output), record_rejected=True)
     counted[PRETOKEN] | "WriteCounts" >> beam.Map(_write_counts_file, opts.output)
     if opts.lines_output:
         counted[LINE] | "WriteLines" >> beam.Map(_write_counts_file, opts.lines_output, "line")
@@ -322,7 +333,7 @@ def build_count(p, opts: TokfxOptions, encoding: Encoding) -> Built:
      | "Rejected" >> beam.Flatten()
      | "AllRejected" >> beam.combiners.ToList()
      | "WriteRejected" >> beam.Map(write_rejected, rejected_beside(opts.output), write_bytes))
-    return Built(None, plan)
+    return Built(None, plan, [COUNTING])
 
 
 def _counters(result) -> dict[str, int]:
@@ -335,16 +346,18 @@ def _counters(result) -> dict[str, int]:
 
 
 def summary(counters: dict[str, int], counts: dict[str, int], seconds: float, written: str,
-            command: str) -> str:
+            command: str, counted: bool) -> str:
     """The run's last lines: `counts` (beam_jobs.totals) as manifest.json records them, the
-    counters of this run's own work, what it wrote and the time it took."""
+    counters of this run's own work, what it wrote and the time it took; `counted`: whether it
+    counted pre-tokens (an encode-only run says nothing of them)."""
     stages = ", ".join(f"{stage} {counters[f'usec_{stage}'] / 1000:,.0f} ms"
                        for stage in ("read", "count", "train", "encode", "write")
                        if f"usec_{stage}" in counters)
     kept = (f" ({counters.get('documents_written', 0):,} documents encoded by this run,"
             f" {counters['shards_kept']:,} shards kept from an earlier run)" if counters.get("shards_kept") else "")
     lines = [describe(counts, _WRITTEN[command]),
-             f"{counters.get('pretokens', 0):,} pre-tokens counted; {counts['tokens']:,} tokens written{kept}",
+             (f"{counters.get('pretokens', 0):,} pre-tokens counted; " if counted else "")
+             + f"{counts['tokens']:,} tokens written{kept}",
              f"wrote {written}",
              f"{seconds:.1f} s in all; processing time summed over workers: {stages or '-'}"]
     return "\n".join(lines)
@@ -406,18 +419,28 @@ def _work_dir(command: str, opts: TokfxOptions) -> str | None:
     return FileSystems.join(opts.output, COUNTING_DIR) if command == "run" else None
 
 
+def _progress_dir(command: str, opts: TokfxOptions) -> str | None:
+    """Where the workers report the run's progress (beam_jobs.progress); None with --quiet."""
+    if opts.quiet:
+        return None
+    return opts.output + ".progress" if command == "count" else FileSystems.join(opts.output, PROGRESS_DIR)
+
+
 def _remove(path: str | None) -> None:
     if path is not None and FileSystems.exists(path):
         FileSystems.delete([path])
 
 
-def _run_pipeline(p, command: str, opts: TokfxOptions, output: OutputDir | None):
-    """Run the built pipeline into its claimed output; when it fails, say what is left there."""
-    work_dir = _work_dir(command, opts)
-    _remove(work_dir)  # an earlier run's, killed before it could remove it
+def _run_pipeline(p, command: str, opts: TokfxOptions, output: OutputDir | None, built: Built):
+    """Run the built pipeline into its claimed output, reporting its progress; when it fails,
+    say what is left there."""
+    work_dir, progress_dir = _work_dir(command, opts), _progress_dir(command, opts)
+    for path in (work_dir, progress_dir):
+        _remove(path)  # an earlier run's, killed before it could remove it
     try:
-        result = p.run()
-        result.wait_until_finish()
+        with RunProgress(progress_dir, built.passes, built.plan) if progress_dir else nullcontext():
+            result = p.run()
+            result.wait_until_finish()
     except BaseException as exc:
         if output and output.holds_shards() and not opts.quiet:
             # Only an interrupted run is sure to go on: a failing input fails again.
@@ -427,7 +450,8 @@ def _run_pipeline(p, command: str, opts: TokfxOptions, output: OutputDir | None)
                   file=sys.stderr)
         raise
     finally:
-        _remove(work_dir)
+        for path in (work_dir, progress_dir):
+            _remove(path)
     return result
 
 
@@ -441,6 +465,8 @@ def run(command: str, argv: list[str]):
     start = time.perf_counter()
     if opts.lines_output and command != "count":
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
+    if opts.keep_fields and command == "count":
+        raise ValueError("--keep-fields is for tokfx run and tokfx encode --output-dir (their shards), not tokfx count")
     output = OutputDir(opts.output, command) if command in OURS else None
     if output:
         output.check()
@@ -455,13 +481,13 @@ def run(command: str, argv: list[str]):
         with output.lock() if output else nullcontext():
             if output:
                 output.prepare(built.config, opts.overwrite)
-            result = _run_pipeline(p, command, opts, output)
+            result = _run_pipeline(p, command, opts, output, built)
     finally:
         # Beam removes the pipeline's local temp folder in a run that starts only.
         shutil.rmtree(p.local_tempdir, ignore_errors=True)
     counters = _counters(result)
     counts = _totals(command, opts, counters, built.plan)
     if not opts.quiet:
-        print(summary(counters, counts, time.perf_counter() - start, _written(command, opts, counts), command)
-              + "; " + _peak_memory(), file=sys.stderr)
+        print(summary(counters, counts, time.perf_counter() - start, _written(command, opts, counts), command,
+                      COUNTING in built.passes) + "; " + _peak_memory(), file=sys.stderr)
     return counters

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from beam_jobs.options import TokfxOptions
-from tokfx.cli.flags import COMMAND_FLAGS, FLAGS
+from tokfx.cli.flags import COMMAND_FLAGS, FLAGS, TOKENIZER_FILES
 from tokfx.cli.main import build_parser, main
 from tokfx.models.registry import TRAINERS
 from tokfx.segmenters import SEGMENTERS
@@ -81,7 +81,9 @@ def test_every_flag_that_takes_a_tokenizer_names_the_files_it_reads():
     takes = [flag for flag in FLAGS.values() if flag.name in ("tokenizer", "tokenizer_dir", "tokenizers")]
     assert len(takes) == 3
     for flag in takes:
-        assert "tokenizer directory or file (tokfx.json, tokenizer.json, .model)" in flag.help, flag.names
+        assert TOKENIZER_FILES in flag.help, flag.names
+    for kind in ("tokfx.json", "tokenizer.json", ".model", "tekken.json", "rank files"):
+        assert kind in TOKENIZER_FILES
 
 
 @pytest.mark.parametrize("argv, expected", [([], (None, None)), (["--prepend-bos", "--no-append-eos"], (True, False)),

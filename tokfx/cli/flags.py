@@ -32,6 +32,14 @@ def sizes(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected sizes like 60000,50000,40000, got {text!r}") from None
 
 
+def field_names(text: str) -> tuple[str, ...]:
+    """'url,date' -> ('url', 'date'): names, each once, none empty."""
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names) or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"expected distinct names like url,date, got {text!r}")
+    return names
+
+
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -111,6 +119,9 @@ _FLAGS = [
     Flag(("--max-rejected",), "with --on-error=skip, the run fails (and writes no manifest) when it"
          " rejects more than this: a count of documents and files, or a share of all read, like 10%%;"
          " it fails too when it writes no document at all", type=max_rejected, default=DEFAULT_MAX_REJECTED),
+    Flag(("--keep-fields",), "tokfx run, encode --output-dir: JSON fields or Parquet columns copied"
+         " into the Parquet shards beside the ids, with their types (e.g. url,date,score; missing:"
+         " null)", type=field_names, metavar="FIELD,..."),
     Flag(("--task-bytes",), "tokfx run, count, encode --output-dir: a .txt file is read in parts of"
          " about this many bytes, in parallel (cut at special tokens), and so is a Parquet file (by"
          " row groups); other files are one read task each", type=byte_size, default="32M"),
@@ -229,7 +240,7 @@ COMMAND_FLAGS = {
     "eval": ("tokenizers", "corpus", "report_output", "text_field", "separator", "on_error", "alpha",
              "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
-    "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
+    "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field", "keep_fields",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
                  "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
                  "task_bytes", "on_error", "max_rejected", "quiet",

@@ -11,10 +11,12 @@ class CorpusError(ValueError):
 
 class Document(NamedTuple):
     """One corpus document. `source` locates it: `file:line`, `file@byte offset` in a .txt, or
-    `file:row` in a .parquet (its row in the file, from 1)."""
+    `file:row` in a .parquet (its row in the file, from 1). `fields`: the values of the kept
+    fields (ReadOptions.keep), in their order, None where the record has none."""
     id: str
     text: str
     source: str
+    fields: tuple = ()
 
 
 def utf8_length(text: str) -> int:

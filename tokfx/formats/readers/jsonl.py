@@ -15,15 +15,18 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO
 
+import pyarrow as pa
 import zstandard
 
 from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers.compression import iter_lines
+from tokfx.formats.readers.kept_fields import SAMPLE_RECORDS, json_type, json_values
 from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
 
-def _document(record, text_field: str, id_field: str | None, source: str) -> Document | str:
+def _document(record, options: ReadOptions, source: str) -> Document | str:
     """The document of one parsed JSON record, or the reason it is rejected."""
+    text_field, id_field = options.text_field, options.id_field
     if not isinstance(record, dict) or text_field not in record:
         return f"no {text_field!r} field"
     text = record[text_field]
@@ -34,11 +37,14 @@ def _document(record, text_field: str, id_field: str | None, source: str) -> Doc
     except UnicodeEncodeError:
         # A JSON escape of a lone surrogate: valid JSON, but no UTF-8 text.
         return "not valid UTF-8 (lone surrogate)"
+    fields = json_values(record, options.keep) if options.keep else ()
+    if isinstance(fields, str):
+        return fields
     if id_field is None:
-        return Document(source, text, source)
+        return Document(source, text, source, fields)
     if id_field not in record or record[id_field] is None:
         return f"no {id_field!r} field"
-    return Document(str(record[id_field]), text, source)
+    return Document(str(record[id_field]), text, source, fields)
 
 
 def _one_json_document(line: bytes) -> str | None:
@@ -87,7 +93,7 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
             except json.JSONDecodeError as exc:
                 yield Rejection(name, line_no, f"not JSON ({exc.msg})")
                 continue
-            doc = _document(record, options.text_field, options.id_field, f"{name}:{line_no}")
+            doc = _document(record, options, f"{name}:{line_no}")
             yield doc if isinstance(doc, Document) else Rejection(name, line_no, doc)
     except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
         if isinstance(exc, FileNotFoundError):
@@ -99,5 +105,35 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
         yield Rejection(name, None, "empty file", whole_file=True)
 
 
+def json_field_types(raw: BinaryIO, name: str, options: ReadOptions, names: tuple[str, ...]) -> dict:
+    """{field: its type (kept_fields.json_type)} for the fields of `names` that the first
+    SAMPLE_RECORDS records of the file hold: its first value's, except that a number field
+    with any fraction among them is double (JSON has one kind of number: 0 and 0.5 are one
+    field's values). A file that cannot be read tells nothing (reading it rejects it)."""
+    found: dict = {}
+    records = 0
+    try:
+        for line in iter_lines(raw, name):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:  # not JSON, not UTF-8: the record's own rejection says so
+                continue
+            records += 1
+            if isinstance(record, dict):
+                for field in names:
+                    kind = json_type(record.get(field))
+                    if kind is not None and (field not in found or (found[field] == pa.int64() and kind == pa.float64())):
+                        found[field] = kind
+            # An integer field is looked at further, for a fraction.
+            if (len(found) == len(names) and pa.int64() not in found.values()) or records >= SAMPLE_RECORDS:
+                break
+    except (EOFError, OSError, zlib.error, zstandard.ZstdError):
+        pass
+    return found
+
+
 READER = Reader("jsonl", tuple(name + compressed for name in (".jsonl", ".json", ".ndjson")
-                              for compressed in ("", ".gz", ".zst")), read_jsonl)
+                              for compressed in ("", ".gz", ".zst")), read_jsonl,
+                field_types=json_field_types)

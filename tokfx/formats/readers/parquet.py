@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tokfx.formats.documents import Document, Rejection
+from tokfx.formats.readers.kept_fields import arrow_type
 from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
 # Rows per record batch: FineWeb's documents average a few KB, so a batch holds a few MB of text.
@@ -63,6 +64,16 @@ def _columns(schema: pa.Schema, options: ReadOptions) -> list[str] | str:
     kind = schema.field(options.text_field).type
     if not _is_string(kind):
         return f"column {options.text_field!r} is {kind}, not strings"
+    # Kept fields (--keep-fields): a column the file lacks is null; one of another type is refused.
+    for column, kept in options.keep:
+        found = schema.get_all_field_indices(column)
+        if len(found) > 1:
+            return f"{len(found)} columns named {column!r}"
+        if found and arrow_type(schema.field(column).type) != kept:
+            return (f"column {column!r} is {arrow_type(schema.field(column).type)}, not {kept} as"
+                    f" --keep-fields keeps it in this run")
+        if found and column not in wanted:
+            wanted.append(column)
     return wanted
 
 
@@ -96,12 +107,19 @@ def _documents(batch: pa.RecordBatch, rows_before: int, name: str,
     """The documents of one batch, whose first row follows `rows_before` rows of the file."""
     texts = _values(batch.column(options.text_field))
     ids = _values(batch.column(options.id_field)) if options.id_field is not None else None
+    names = set(batch.schema.names)
+    # Each kept column's values, or nulls where the file has none.
+    kept = [_values(batch.column(column)) if column in names else [None] * len(texts)
+            for column, _ in options.keep]
     for k, text in enumerate(texts):
         row = rows_before + k + 1
         source = f"{name}:{row}"
         key = source if ids is None else ids[k]
-        fault = _fault(text, options.text_field) or _fault(key, options.id_field)
-        yield Rejection(name, row, fault) if fault else Document(str(key), text, source)
+        fields = tuple(values[k] for values in kept)
+        fault = (_fault(text, options.text_field) or _fault(key, options.id_field)
+                 or next((f"{column!r} is not valid UTF-8" for (column, _), value in zip(options.keep, fields)
+                          if value is _NOT_UTF8), None))
+        yield Rejection(name, row, fault) if fault else Document(str(key), text, source, fields)
 
 
 def read_parquet(raw: BinaryIO, name: str, options: ReadOptions,
@@ -165,4 +183,17 @@ def parquet_ranges(raw: BinaryIO, parts: int, options: ReadOptions) -> list[Read
                                 for c in range(group.num_columns)) for group in groups], parts)
 
 
-READER = Reader("parquet", (".parquet",), read_parquet, parquet_ranges)
+def parquet_field_types(raw: BinaryIO, name: str, options: ReadOptions, names: tuple[str, ...]) -> dict:
+    """{column: its type as kept} for the columns of `names` the file has (once); a file that
+    cannot be read tells nothing (reading it rejects it)."""
+    try:
+        schema = _open(raw).schema_arrow if raw.seek(0, 2) else None
+    except _UNREADABLE:
+        schema = None
+    if schema is None:
+        return {}
+    return {column: arrow_type(schema.field(column).type) for column in names
+            if len(schema.get_all_field_indices(column)) == 1}
+
+
+READER = Reader("parquet", (".parquet",), read_parquet, parquet_ranges, parquet_field_types)

@@ -1,11 +1,12 @@
 """A shard's Parquet file: `id`, `input_ids: list<int32>`, `num_tokens`, `source` (the schema
-of schemas/shard.arrow.json), zstd, with footer metadata, written one row group at a time."""
+of schemas/shard.arrow.json), then the kept fields (--keep-fields, nullable, their types as the
+run fixed them), zstd, with footer metadata, written one row group at a time."""
 from __future__ import annotations
 
 import contextlib
 import json
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from itertools import accumulate
@@ -13,6 +14,8 @@ from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from tokfx.formats.readers.kept_fields import KeptField
 
 _ARROW_TYPES = {"string": pa.string(), "int32": pa.int32(), "list<int32>": pa.list_(pa.int32())}
 
@@ -37,22 +40,26 @@ class ParquetShardWriter:
     The ids go into Arrow from one flat array('i') per row group: Arrow's conversion from
     Python lists costs tens of nanoseconds per id."""
 
-    def __init__(self, file: BinaryIO, metadata: Mapping[str, str]):
+    def __init__(self, file: BinaryIO, metadata: Mapping[str, str], kept: Sequence[KeptField] = ()):
         self.file = file
-        self._writer = pq.ParquetWriter(file, shard_schema().with_metadata(dict(metadata)),
-                                        compression="zstd")
+        schema = shard_schema()
+        for name, kind in kept:
+            schema = schema.append(pa.field(name, kind, nullable=True))
+        self._writer = pq.ParquetWriter(file, schema.with_metadata(dict(metadata)), compression="zstd")
 
-    def write_group(self, doc_ids: list[str], flat: array, lengths: array, sources: list[str]) -> None:
+    def write_group(self, doc_ids: list[str], flat: array, lengths: array, sources: list[str],
+                    kept: Sequence[list] = ()) -> None:
         """One row group: the documents' ids, their token ids concatenated (array('i')), the
-        number of token ids of each (array('i')) and their sources."""
+        number of token ids of each (array('i')), their sources, and each kept field's values."""
         if not doc_ids:
             return
         offsets = array("i", [0])
         offsets.extend(accumulate(lengths))
-        table = pa.table({"id": doc_ids,
-                          "input_ids": pa.ListArray.from_arrays(_int32_array(offsets), _int32_array(flat)),
-                          "num_tokens": _int32_array(lengths), "source": sources},
-                         schema=self._writer.schema)
+        columns = {"id": doc_ids,
+                   "input_ids": pa.ListArray.from_arrays(_int32_array(offsets), _int32_array(flat)),
+                   "num_tokens": _int32_array(lengths), "source": sources}
+        columns.update(zip(self._writer.schema.names[len(columns):], kept))
+        table = pa.table(columns, schema=self._writer.schema)
         self._writer.write_table(table)
 
     def close(self) -> None:

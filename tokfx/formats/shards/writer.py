@@ -13,6 +13,7 @@ from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tokfx.formats.readers.kept_fields import KeptField
 from tokfx.formats.shards.files import HashingFile, Opener
 from tokfx.formats.shards.megatron import MegatronWriter, dtype_for_vocab
 from tokfx.formats.shards.parquet import ParquetShardWriter
@@ -39,13 +40,15 @@ class ShardWriter:
     size limit counts)."""
 
     def __init__(self, open_file: Opener, name: str, vocab_size: int, metadata: Mapping[str, str],
-                 row_group_bytes: int = ROW_GROUP_BYTES):
+                 row_group_bytes: int = ROW_GROUP_BYTES, kept: Sequence[KeptField] = ()):
+        """`kept`: the kept fields (--keep-fields), Parquet columns after the ids."""
         self.name = name
         self.info = ShardInfo()
         self._files: dict[str, HashingFile] = {}
         self._itemsize = array(dtype_for_vocab(vocab_size)).itemsize
         self._group_ids = row_group_bytes // array("i").itemsize
-        self._parquet = ParquetShardWriter(self._open(open_file, f"{name}.parquet"), metadata)
+        self._kept = len(kept)
+        self._parquet = ParquetShardWriter(self._open(open_file, f"{name}.parquet"), metadata, kept)
         self._megatron = MegatronWriter(lambda file: self._open(open_file, file), name, vocab_size)
         self._start_group()
 
@@ -58,9 +61,10 @@ class ShardWriter:
         self._sources: list[str] = []
         self._lengths = array("i")
         self._flat = array("i")
+        self._fields: list[list] = [[] for _ in range(self._kept)]
 
     def _write_group(self) -> None:
-        self._parquet.write_group(self._doc_ids, self._flat, self._lengths, self._sources)
+        self._parquet.write_group(self._doc_ids, self._flat, self._lengths, self._sources, self._fields)
         self._megatron.add_many(self._flat, self._lengths)
         self._start_group()
 
@@ -68,10 +72,13 @@ class ShardWriter:
     def token_bytes(self) -> int:
         return self.info.tokens * self._itemsize
 
-    def add(self, doc_id: str, ids: Sequence[int], source: str, text_bytes: int) -> None:
+    def add(self, doc_id: str, ids: Sequence[int], source: str, text_bytes: int, fields: Sequence = ()) -> None:
         """One document: its id, its token ids (an array('i') is copied as it is, anything else
-        converted id by id), where it came from, and the size of its text in UTF-8 bytes."""
+        converted id by id), where it came from, the size of its text in UTF-8 bytes, and the
+        values of the kept fields (Parquet only)."""
         self._doc_ids.append(doc_id)
+        for values, value in zip(self._fields, fields, strict=True):
+            values.append(value)
         self._sources.append(source)
         self._lengths.append(len(ids))
         self._flat.extend(ids)
