@@ -105,3 +105,132 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
         at = cand_start[order[i]]
         found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]), cand_count[order[i]]))
     return found
+
+
+# seed_substrings' symbol classes (a symbol's class is classes[symbol]; a class >= 0 is a script).
+cdef enum:
+    _INVALID = -1  # never in a seed substring (a fallback byte, the unknown symbol)
+    _SPACE = -2  # sentencepiece's U+2581: only as a substring's first symbol
+    _INHERITED = -3  # takes the script of the symbol before it
+SEED_INVALID, SEED_SPACE, SEED_INHERITED = _INVALID, _SPACE, _INHERITED
+cdef enum:
+    _ANY_SCRIPT = -4  # no script yet (sentencepiece's kAnyType)
+    _NO_FOLLOWER = -2
+    _END = -1  # the piece ends: a follower of its own
+
+
+cdef inline bint _still_valid(int32_t cls, Py_ssize_t w, int32_t* script) noexcept nogil:
+    """Whether a valid substring stays valid with a symbol of class `cls` at its position
+    w - 1, as sentencepiece's IsValidSentencePiece reads a piece left to right (its defaults:
+    whitespace only first, one Unicode script); `script` carries the script so far."""
+    cdef int32_t s
+    if cls == _INVALID:
+        return False
+    if cls == _SPACE:
+        return w == 1
+    s = script[0] if cls == _INHERITED else cls
+    if s != _ANY_SCRIPT and script[0] != _ANY_SCRIPT and script[0] != s:
+        return False
+    script[0] = s
+    return True
+
+
+def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
+                    Py_ssize_t how_many, int max_width, const int32_t[::1] classes):
+    """sentencepiece's seed candidates over the pieces symbols[offsets[k]:offsets[k+1]] (each
+    occurrence counted counts[k] times): the substrings of 2..max_width symbols that
+    IsValidSentencePiece accepts (by `classes`) and that its suffix array yields, i.e. that are
+    followed by two different symbols, or end a piece at least twice (sentencepiece sees a space
+    or a sentence end there); the `how_many` of the highest count x length, ties by symbols: a
+    list of (symbol tuple, count)."""
+    cdef SymbolTrie trie
+    # Per trie node: its count, parent node, last symbol, length; its first follower, and
+    # whether a second one differed; the count of its occurrences that end a piece.
+    cdef vector[int64_t] node_count, ends
+    cdef vector[int32_t] parent, last_symbol, length, follower
+    cdef vector[char] branching
+    cdef vector[int64_t] ranked
+    cdef Py_ssize_t k, start, w, limit
+    cdef int32_t node, child, x, script
+    cdef int64_t threshold, score
+    cdef vector[int32_t] order, cand_length, flat
+    cdef vector[int64_t] cand_score, cand_start
+    cdef Py_ssize_t i, j, at
+    check_chunks(symbols, offsets, counts)
+    for i in range(symbols.shape[0]):
+        if not 0 <= symbols[i] < classes.shape[0]:
+            raise ValueError(f"symbol {symbols[i]} has no class (of {classes.shape[0]})")
+    trie_build(&trie, [], False)
+    node_count.push_back(0)
+    ends.push_back(0)
+    parent.push_back(-1)
+    last_symbol.push_back(-1)
+    length.push_back(0)
+    follower.push_back(_NO_FOLLOWER)
+    branching.push_back(0)
+    for k in range(counts.shape[0]):
+        for start in range(offsets[k], offsets[k + 1]):
+            node = 0
+            script = _ANY_SCRIPT
+            limit = min(max_width, offsets[k + 1] - start)
+            for w in range(1, limit + 1):
+                x = symbols[start + w - 1]
+                if node > 0:
+                    if follower[node] == _NO_FOLLOWER:
+                        follower[node] = x
+                    elif follower[node] != x:
+                        branching[node] = 1
+                if not _still_valid(classes[x], w, &script):
+                    node = -1
+                    break
+                child = trie_child(&trie, node, x)
+                if child < 0:
+                    child = trie_child_or_new(&trie, node, x)
+                    node_count.push_back(0)
+                    ends.push_back(0)
+                    parent.push_back(node)
+                    last_symbol.push_back(x)
+                    length.push_back(w)
+                    follower.push_back(_NO_FOLLOWER)
+                    branching.push_back(0)
+                node_count[child] += counts[k]
+                node = child
+            if node > 0:
+                x = symbols[start + limit] if start + limit < offsets[k + 1] else _END
+                if x == _END:
+                    ends[node] += counts[k]
+                if follower[node] == _NO_FOLLOWER:
+                    follower[node] = x
+                elif follower[node] != x:
+                    branching[node] = 1
+    for node in range(<int32_t>node_count.size()):
+        if ends[node] >= 2:
+            branching[node] = 1
+        if length[node] >= 2 and branching[node]:
+            ranked.push_back(node_count[node] * length[node])
+    if how_many <= 0 or ranked.empty():
+        return []
+    sort(ranked.begin(), ranked.end())
+    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
+    for node in range(<int32_t>node_count.size()):
+        score = node_count[node] * length[node]
+        if length[node] >= 2 and branching[node] and score >= threshold:
+            at = flat.size()
+            flat.resize(at + length[node])
+            child = node
+            j = length[node] - 1
+            while child > 0:
+                flat[at + j] = last_symbol[child]
+                child = parent[child]
+                j -= 1
+            order.push_back(<int32_t>cand_score.size())
+            cand_score.push_back(score)
+            cand_start.push_back(at)
+            cand_length.push_back(length[node])
+    sort_grams(order, cand_score, cand_start, cand_length, flat)
+    found = []
+    for i in range(min(how_many, <Py_ssize_t>order.size())):
+        at = cand_start[order[i]]
+        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]),
+                      cand_score[order[i]] // cand_length[order[i]]))
+    return found
