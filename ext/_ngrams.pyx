@@ -140,13 +140,13 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     """sentencepiece's seed candidates over the pieces symbols[offsets[k]:offsets[k+1]] (each
     occurrence counted counts[k] times): the substrings of 2..max_width symbols that
     IsValidSentencePiece accepts (by `classes`) and that its suffix array yields, i.e. that are
-    followed by two different symbols, or end a piece at least twice (sentencepiece sees a space
-    or a sentence end there); the `how_many` of the highest count x length, ties by symbols: a
-    list of (symbol tuple, count)."""
+    followed by two different symbols, the end of a piece counting as one symbol of its own;
+    the `how_many` of the highest count x length, ties by symbols: a list of (symbol tuple,
+    count)."""
     cdef SymbolTrie trie
     # Per trie node: its count, parent node, last symbol, length; its first follower, and
-    # whether a second one differed; the count of its occurrences that end a piece.
-    cdef vector[int64_t] node_count, ends
+    # whether a second one differed.
+    cdef vector[int64_t] node_count
     cdef vector[int32_t] parent, last_symbol, length, follower
     cdef vector[char] branching
     cdef vector[int64_t] ranked
@@ -162,7 +162,6 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
             raise ValueError(f"symbol {symbols[i]} has no class (of {classes.shape[0]})")
     trie_build(&trie, [], False)
     node_count.push_back(0)
-    ends.push_back(0)
     parent.push_back(-1)
     last_symbol.push_back(-1)
     length.push_back(0)
@@ -187,7 +186,6 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
                 if child < 0:
                     child = trie_child_or_new(&trie, node, x)
                     node_count.push_back(0)
-                    ends.push_back(0)
                     parent.push_back(node)
                     last_symbol.push_back(x)
                     length.push_back(w)
@@ -197,15 +195,11 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
                 node = child
             if node > 0:
                 x = symbols[start + limit] if start + limit < offsets[k + 1] else _END
-                if x == _END:
-                    ends[node] += counts[k]
                 if follower[node] == _NO_FOLLOWER:
                     follower[node] = x
                 elif follower[node] != x:
                     branching[node] = 1
     for node in range(<int32_t>node_count.size()):
-        if ends[node] >= 2:
-            branching[node] = 1
         if length[node] >= 2 and branching[node]:
             ranked.push_back(node_count[node] * length[node])
     if how_many <= 0 or ranked.empty():

@@ -22,7 +22,7 @@ import numpy as np
 from tokfx._ngrams import SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts
 from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
 from tokfx import unicode_scripts
-from tokfx.alphabet import Alphabet, fallback_byte_scores
+from tokfx.alphabet import CHARACTERS, Alphabet, fallback_byte_scores
 from tokfx.models.base import Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.progress import Progress
@@ -178,7 +178,7 @@ class UnigramTrainer(Trainer):
 
     def recipe(self, alphabet: Alphabet) -> str:
         """The `recipe` asked for, else RECIPES' default for the alphabet."""
-        return self.params.recipe or ("sentencepiece" if alphabet.characters else "ngrams")
+        return self.params.recipe or ("sentencepiece" if alphabet.name in CHARACTERS else "ngrams")
 
     def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
               lines: Mapping[bytes, int] | None = None) -> Model:
@@ -208,7 +208,8 @@ class UnigramTrainer(Trainer):
         tokens, scores = seed_vocabulary(*packed, alphabet.size, p.seed_size, p.max_width, classes)
         progress.report(f"unigram: seed vocabulary of {len(tokens):,} tokens in"
                         f" {time.perf_counter() - start:.2f} s")
-        rounds = em_rounds(packed, tokens, scores, final, alphabet.size, p, max(stop, final), recipe == "sentencepiece")
+        rounds = em_rounds(packed, tokens, scores, final, alphabet.size, p, max(stop, final),
+                           recipe == "sentencepiece", alphabet.char_base if recipe == "sentencepiece" else 0)
         for step, done in enumerate(rounds, 1):
             tokens, scores = done.tokens, done.scores
             progress.report(f"unigram: round {step}: {done.summary}")
@@ -244,11 +245,12 @@ class EmRound:
 
 def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: list[float],
               final: int, alphabet_size: int, p: UnigramTrainer.Params, stop: int | None = None,
-              drop_unused: bool = False):
+              drop_unused: bool = False, uncounted: int = 0):
     """The rounds down to `stop` tokens (default `final`); the last is EM alone, once EM leaves at
-    most `stop`. Each prune keeps max(stop, shrinking_factor x the tokens EM left) as prune
-    keeps them (with `drop_unused`, sentencepiece's way: all unused and split tokens go, all
-    without an alternative stay); EM never leaves fewer than `final`."""
+    most `stop`. Each prune keeps max(stop, shrinking_factor x the tokens EM left beyond the
+    first `uncounted` (sentencepiece's factor leaves out the byte pieces) + `uncounted`) as
+    prune keeps them (with `drop_unused`, sentencepiece's way: all unused and split tokens go,
+    all without an alternative stay); EM never leaves fewer than `final`."""
     stop = final if stop is None else stop
     while True:
         start = time.perf_counter()
@@ -260,8 +262,8 @@ def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]],
             yield EmRound(len(tokens), tokens, scores, summary + f", {time.perf_counter() - start:.2f} s")
             return
         em_size = len(tokens)
-        done = prune(*packed, tokens, scores, max(stop, int(em_size * p.shrinking_factor)),
-                     alphabet_size, p.max_width, drop_unused)
+        size = uncounted + int((em_size - uncounted) * p.shrinking_factor)
+        done = prune(*packed, tokens, scores, max(stop, size), alphabet_size, p.max_width, drop_unused)
         tokens, scores = done.tokens, done.scores
         yield EmRound(em_size, tokens, scores, summary + f"; Viterbi corpus {done.corpus_tokens:,} tokens,"
                       f" kept {done.size:,}, {time.perf_counter() - start:.2f} s")
