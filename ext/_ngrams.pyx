@@ -150,7 +150,8 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     cdef vector[int32_t] parent, last_symbol, length, follower
     cdef vector[char] branching
     cdef vector[int64_t] ranked
-    cdef Py_ssize_t k, start, w, limit
+    cdef vector[int32_t] at_node, at_script
+    cdef Py_ssize_t k, start, w
     cdef int32_t node, child, x, script
     cdef int64_t threshold, score
     cdef vector[int32_t] order, cand_length, flat
@@ -167,21 +168,30 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     length.push_back(0)
     follower.push_back(_NO_FOLLOWER)
     branching.push_back(0)
-    for k in range(counts.shape[0]):
-        for start in range(offsets[k], offsets[k + 1]):
-            node = 0
-            script = _ANY_SCRIPT
-            limit = min(max_width, offsets[k + 1] - start)
-            for w in range(1, limit + 1):
-                x = symbols[start + w - 1]
+    # One pass per width w: each start position moves from its substring of w - 1 symbols
+    # (`at`, -1 once done) to that of w, while the shorter one occurs at least twice: one that
+    # occurs once has one follower, and so has every substring it starts (count <= 1), so none
+    # of them is branching, and their nodes are never made (most of a CJK text's substrings).
+    at_node.assign(symbols.shape[0], 0)
+    at_script.assign(symbols.shape[0], _ANY_SCRIPT)
+    for w in range(1, max_width + 2):
+        for k in range(counts.shape[0]):
+            for start in range(offsets[k], offsets[k + 1]):
+                node = at_node[start]
+                if node < 0 or w > 1 and node_count[node] < 2:
+                    at_node[start] = -1
+                    continue
+                x = symbols[start + w - 1] if start + w - 1 < offsets[k + 1] else _END
                 if node > 0:
                     if follower[node] == _NO_FOLLOWER:
                         follower[node] = x
                     elif follower[node] != x:
                         branching[node] = 1
-                if not _still_valid(classes[x], w, &script):
-                    node = -1
-                    break
+                script = at_script[start]
+                if w > max_width or x == _END or not _still_valid(classes[x], w, &script):
+                    at_node[start] = -1
+                    continue
+                at_script[start] = script
                 child = trie_child(&trie, node, x)
                 if child < 0:
                     child = trie_child_or_new(&trie, node, x)
@@ -192,13 +202,7 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
                     follower.push_back(_NO_FOLLOWER)
                     branching.push_back(0)
                 node_count[child] += counts[k]
-                node = child
-            if node > 0:
-                x = symbols[start + limit] if start + limit < offsets[k + 1] else _END
-                if follower[node] == _NO_FOLLOWER:
-                    follower[node] = x
-                elif follower[node] != x:
-                    branching[node] = 1
+                at_node[start] = child
     for node in range(<int32_t>node_count.size()):
         if length[node] >= 2 and branching[node]:
             ranked.push_back(node_count[node] * length[node])
