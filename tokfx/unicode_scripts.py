@@ -40,14 +40,20 @@ UNKNOWN = len(SCRIPTS)  # a character of no script this regex version names
 @functools.cache
 def _classifier() -> regex.Pattern:
     """One pattern, a group per script it knows: the matched group is the character's script."""
-    groups = []
-    for index, name in enumerate(SCRIPTS):
-        try:
-            regex.compile(rf"\p{{Script={name}}}")
-        except regex.error:
-            continue
-        groups.append(rf"(?P<s{index}>\p{{Script={name}}})")
-    return regex.compile("|".join(groups))
+    groups = {index: rf"(?P<s{index}>\p{{Script={name}}})" for index, name in enumerate(SCRIPTS)}
+    try:
+        return regex.compile("|".join(groups.values()))
+    except regex.error:  # an older regex: leave out the names it does not know
+        known = [group for group in groups.values() if _compiles(group)]
+        return regex.compile("|".join(known))
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        regex.compile(pattern)
+    except regex.error:
+        return False
+    return True
 
 
 def script(char: str) -> int | None:

@@ -1,13 +1,16 @@
 """Unigram vocabulary construction (Kudo 2018, as sentencepiece's and Hugging Face's
 UnigramTrainer do it; docs/algorithms.md).
 
-Seed: every base symbol and the most frequent n-grams of the pre-tokens (at most `max_width`
-symbols), scored log(count x length) normalised. Then rounds: `em_iterations` EM steps (E:
-expected token counts by forward-backward over each pre-token's lattice; M: the Bayesian update
-digamma(count) - digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
-`shrinking_factor` x the size (never below the target) of the tokens whose removal loses the
-least likelihood, as sentencepiece's PruneSentencePieces estimates it. After the last prune, EM
-again. Cores: tokfx._unigram (e_step, viterbi_counts, prune_keys).
+Seed: every base symbol and substrings of the pre-tokens (at most `max_width` symbols), scored
+log(count x length) normalised: with the "sentencepiece" recipe (RECIPES) the valid, branching
+substrings sentencepiece's suffix array yields, by count x length; with "ngrams" the most
+frequent n-grams. Then rounds: `em_iterations` EM steps (E: expected token counts by
+forward-backward over each pre-token's lattice; M: the Bayesian update digamma(count) -
+digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
+`shrinking_factor` x the size of the tokens whose removal loses the least likelihood, as
+sentencepiece's PruneSentencePieces estimates it, down to the target ("ngrams") or to 1.1 x it,
+then the best by score ("sentencepiece"). After the last prune, EM again. Cores: tokfx._ngrams
+(seed_substrings, top_ngram_counts), tokfx._unigram (e_step, viterbi_counts, prune_keys).
 """
 from __future__ import annotations
 
@@ -140,19 +143,21 @@ class Round:
 
 def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int, ...]],
           scores: list[float], size: int, alphabet_size: int, max_width: int,
-          drop_unused: bool = False) -> Round:
-    """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse. With
-    `drop_unused` (sentencepiece), every token unused by the Viterbi segmentations or split by
-    its own goes, even below `size`, and every token with no alternative stays, even above."""
+          floor: int | None = None) -> Round:
+    """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse. With a
+    `floor` (sentencepiece's way), every token unused by the Viterbi segmentations or split by
+    its own goes, even below `size` (never below `floor`), and every token with no alternative
+    stays, even above."""
     if not alphabet_size <= size <= len(tokens):
         raise ValueError(f"cannot prune {len(tokens)} tokens to {size} keeping {alphabet_size} base symbols")
     freq, corpus_tokens = viterbi_counts(symbols, offsets, counts, tokens, scores, max_width)
     kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
     order = prune_order(tokens, kinds, values, alphabet_size)
     drop = len(tokens) - size
-    if drop_unused:
+    if floor is not None:
         kind = np.asarray(kinds, dtype=np.int8)[alphabet_size:]
-        drop = min(max(drop, int(np.count_nonzero(kind == 0))), int(np.count_nonzero(kind != 2)))
+        drop = min(max(drop, int(np.count_nonzero(kind == 0))), int(np.count_nonzero(kind != 2)),
+                   len(tokens) - floor)
     dropped = set(order[:drop])
     kept = [i for i in range(len(tokens)) if i not in dropped]
     return Round(len(kept), [tokens[i] for i in kept], [scores[i] for i in kept], corpus_tokens)
@@ -250,7 +255,7 @@ def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]],
     most `stop`. Each prune keeps max(stop, shrinking_factor x the tokens EM left beyond the
     first `uncounted` (sentencepiece's factor leaves out the byte pieces) + `uncounted`) as
     prune keeps them (with `drop_unused`, sentencepiece's way: all unused and split tokens go,
-    all without an alternative stay); EM never leaves fewer than `final`."""
+    all without an alternative stay); neither EM nor a prune leaves fewer than `final`."""
     stop = final if stop is None else stop
     while True:
         start = time.perf_counter()
@@ -263,7 +268,8 @@ def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]],
             return
         em_size = len(tokens)
         size = uncounted + int((em_size - uncounted) * p.shrinking_factor)
-        done = prune(*packed, tokens, scores, max(stop, size), alphabet_size, p.max_width, drop_unused)
+        done = prune(*packed, tokens, scores, max(stop, size), alphabet_size, p.max_width,
+                     final if drop_unused else None)
         tokens, scores = done.tokens, done.scores
         yield EmRound(em_size, tokens, scores, summary + f"; Viterbi corpus {done.corpus_tokens:,} tokens,"
                       f" kept {done.size:,}, {time.perf_counter() - start:.2f} s")
