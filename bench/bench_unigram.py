@@ -54,6 +54,9 @@ own Unigram trainer on the same lines, same settings. Per training text and V:
   and meta pieces left out).
 
     nice -n 10 python bench/bench_unigram.py [--runs 3] [--only war_and_peace:8000 ...]
+
+--bytes-vs-hf V ...: byte-level Unigram (GPT-2 pattern) on the same War and Peace text, tokfx's
+two recipes against HF's UnigramTrainer, held-out CTC ratios only (in this process).
 """
 import argparse
 import json
@@ -281,6 +284,36 @@ def chars_cell(name: str, vocab_size: int, runs: int, directory: str) -> dict:
     return ratios
 
 
+def main_bytes(vocab_sizes: list[int]) -> None:
+    """Byte-level Unigram (GPT-2 pattern) on War and Peace's 2 MB, tokfx's two recipes against
+    HF's UnigramTrainer (its bench settings above), in this process: held-out tokens only."""
+    import tokenizers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    import tokfx
+    from tokfx.models.unigram import RECIPES
+    train, held = spm_texts("war_and_peace")
+    lines = nonempty_lines(train)
+    counts = tokfx.count_pretokens(lines, "gpt2", [])
+    print(f"tokfx {tokfx.__version__}, tokenizers {tokenizers.__version__}; War and Peace's 2 MB, byte-level,"
+          f" no special tokens; held-out CTC, tokfx / HF")
+    for vocab_size in vocab_sizes:
+        hf = Tokenizer(models.Unigram())
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        hf.decoder = decoders.ByteLevel()
+        hf.train_from_iterator(lines, trainers.UnigramTrainer(
+            vocab_size=vocab_size, special_tokens=[], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            max_piece_length=16, shrinking_factor=0.75, n_sub_iterations=2, show_progress=False))
+        ours = {recipe: tokfx.train(counts, "unigram", vocab_size=vocab_size, pattern="gpt2", special_tokens=[],
+                                    recipe=recipe) for recipe in RECIPES}
+        for what, text in held.items():
+            held_lines = nonempty_lines(text)
+            theirs = sum(len(e.ids) for e in hf.encode_batch(held_lines))
+            ratios = ", ".join(f"{recipe} {sum(len(tok.encode(line)) for line in held_lines) / theirs:.4f}"
+                               for recipe, tok in ours.items())
+            print(f"  V {vocab_size:,}, held out {what}: HF {theirs:,} tokens; tokfx / HF: {ratios}")
+
+
 def main_chars(runs: int, only: list[str] | None) -> None:
     import sentencepiece
 
@@ -337,6 +370,8 @@ def main() -> None:
     parser.add_argument("--no-spm", action="store_true")
     parser.add_argument("--runs", type=int, default=3, help="over characters: rounds (medians)")
     parser.add_argument("--only", nargs="+", metavar="TEXT:V", help="over characters: e.g. hongloumeng:8000")
+    parser.add_argument("--bytes-vs-hf", nargs="+", type=int, metavar="V",
+                        help="instead: byte-level, tokfx's recipes against HF on War and Peace's 2 MB")
     parser.add_argument("--child", choices=sorted(TRAINERS) + sorted(CHARS_CHILDREN), help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
@@ -350,6 +385,8 @@ def main() -> None:
         return
     if args.child:
         return child(args)
+    if args.bytes_vs_hf:
+        return main_bytes(args.bytes_vs_hf)
     if args.corpus is None:
         return main_chars(args.runs, args.only)
 
