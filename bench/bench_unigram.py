@@ -196,42 +196,21 @@ def chars_tokfx(path, vocab_size, out):
     return {"seconds": end - start, "count": counted - start, "train": end - counted}
 
 
-def chars_spm(path, vocab_size, out):
-    import sentencepiece as spm
-
-    start = time.perf_counter()
-    spm.SentencePieceTrainer.train(
-        input=path, model_prefix=str(Path(out) / "spm"), model_type="unigram", vocab_size=vocab_size,
-        byte_fallback=True, normalization_rule_name="identity", remove_extra_whitespaces=False,
-        character_coverage=COVERAGE, input_sentence_size=0, max_sentence_length=1 << 30,
-        num_threads=1, minloglevel=2)
-    return {"seconds": time.perf_counter() - start}
+CHARS_CHILDREN = ("chars-tokfx", "chars-spm", "chars-base-tokfx", "chars-base-spm")
 
 
-def chars_base_tokfx(path, vocab_size, out):
-    import tokfx  # noqa: F401
-    return {"seconds": 0.0}
+def chars_child(which: str):
+    """The child function of `which` (sentencepiece's and the import-only ones are bench_spm_bpe's)."""
+    from bench_spm_bpe import child_base_spm, child_base_tokfx, spm_child
 
-
-def chars_base_spm(path, vocab_size, out):
-    import sentencepiece  # noqa: F401
-    return {"seconds": 0.0}
-
-
-CHARS_CHILDREN = {"chars-tokfx": chars_tokfx, "chars-spm": chars_spm, "chars-base-tokfx": chars_base_tokfx,
-                  "chars-base-spm": chars_base_spm}
+    return {"chars-tokfx": chars_tokfx, "chars-spm": spm_child(1, "unigram"), "chars-base-tokfx": child_base_tokfx,
+            "chars-base-spm": child_base_spm}[which]
 
 
 def run_chars_child(which: str, path: str, vocab_size: int, out: str) -> dict:
-    os.makedirs(out, exist_ok=True)
-    process = subprocess.Popen([sys.executable, __file__, "--child", which, "--path", path, "--out", out,
-                                "--vocab-size", str(vocab_size)])
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{which} child failed with exit {os.waitstatus_to_exitcode(status)}")
-    found = json.loads(Path(out, "result.json").read_text())
-    found["cpu"] = usage.ru_utime + usage.ru_stime
-    return found
+    from bench_spm_bpe import run_child
+
+    return run_child(which, path, vocab_size, out, __file__)
 
 
 def chars_cell(name: str, vocab_size: int, runs: int, directory: str) -> dict:
@@ -379,7 +358,7 @@ def main() -> None:
     if args.child in CHARS_CHILDREN:
         from bench_spm_bpe import peak_rss_mb
 
-        found = CHARS_CHILDREN[args.child](args.path, args.vocab_size, args.out)
+        found = chars_child(args.child)(args.path, args.vocab_size, args.out)
         found["peak_mb"] = peak_rss_mb()
         Path(args.out, "result.json").write_text(json.dumps(found))
         return

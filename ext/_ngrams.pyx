@@ -33,6 +33,46 @@ cdef extern from *:
                     const vector[int32_t]& length, const vector[int32_t]& flat) except +
 
 
+cdef list _top_nodes(const vector[int64_t]& key, const vector[int32_t]& parent,
+                     const vector[int32_t]& last_symbol, const vector[int32_t]& length, Py_ssize_t how_many):
+    """The `how_many` trie nodes of the highest key (a negative key: not a candidate), ties by
+    their symbols, as the tuples (-key, symbols) sort: a list of (symbol tuple, node). The
+    candidates' symbols are spelled out and sorted in C, and only the kept made Python tuples."""
+    cdef vector[int64_t] ranked, cand_key, cand_start
+    cdef vector[int32_t] order, cand_length, cand_node, flat
+    cdef int64_t threshold
+    cdef int32_t node, child
+    cdef Py_ssize_t i, j, at
+    for node in range(<int32_t>key.size()):
+        if key[node] >= 0:
+            ranked.push_back(key[node])
+    if how_many <= 0 or ranked.empty():
+        return []
+    sort(ranked.begin(), ranked.end())
+    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
+    for node in range(<int32_t>key.size()):
+        if key[node] >= 0 and key[node] >= threshold:
+            at = flat.size()
+            flat.resize(at + length[node])
+            child = node
+            j = length[node] - 1
+            while child > 0:
+                flat[at + j] = last_symbol[child]
+                child = parent[child]
+                j -= 1
+            order.push_back(<int32_t>cand_key.size())
+            cand_key.push_back(key[node])
+            cand_start.push_back(at)
+            cand_length.push_back(length[node])
+            cand_node.push_back(node)
+    sort_grams(order, cand_key, cand_start, cand_length, flat)
+    found = []
+    for i in range(min(how_many, <Py_ssize_t>order.size())):
+        at = cand_start[order[i]]
+        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]), cand_node[order[i]]))
+    return found
+
+
 def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
                Py_ssize_t how_many, int max_width):
     """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces
@@ -51,10 +91,6 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
     cdef vector[int64_t] ranked
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child
-    cdef int64_t threshold
-    cdef vector[int32_t] order, cand_length, flat
-    cdef vector[int64_t] cand_count, cand_start
-    cdef Py_ssize_t i, j, at
     trie_build(&trie, [], False)
     check_chunks(symbols, offsets, counts)
     node_count.push_back(0)
@@ -77,34 +113,12 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
                 node_count[child] += counts[k]
                 node = child
     for node in range(<int32_t>node_count.size()):
+        # (Not a conditional expression: over a vector element, Cython makes it a reference.)
         if length[node] >= 2:
             ranked.push_back(node_count[node])
-    if how_many <= 0 or ranked.empty():
-        return []
-    sort(ranked.begin(), ranked.end())
-    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
-    # The candidates' symbols spelled out in C, sorted there (count, then symbols, as the
-    # tuples (-count, symbols) sort), and only the kept made Python tuples.
-    for node in range(<int32_t>node_count.size()):
-        if length[node] >= 2 and node_count[node] >= threshold:
-            at = flat.size()
-            flat.resize(at + length[node])
-            child = node
-            j = length[node] - 1
-            while child > 0:
-                flat[at + j] = last_symbol[child]
-                child = parent[child]
-                j -= 1
-            order.push_back(<int32_t>cand_count.size())
-            cand_count.push_back(node_count[node])
-            cand_start.push_back(at)
-            cand_length.push_back(length[node])
-    sort_grams(order, cand_count, cand_start, cand_length, flat)
-    found = []
-    for i in range(min(how_many, <Py_ssize_t>order.size())):
-        at = cand_start[order[i]]
-        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]), cand_count[order[i]]))
-    return found
+        else:
+            ranked.push_back(-1)
+    return [(gram, node_count[node]) for gram, node in _top_nodes(ranked, parent, last_symbol, length, how_many)]
 
 
 # seed_substrings' symbol classes (a symbol's class is classes[symbol]; a class >= 0 is a script).
@@ -153,10 +167,7 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     cdef vector[int32_t] at_node, at_script
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child, x, script
-    cdef int64_t threshold, score
-    cdef vector[int32_t] order, cand_length, flat
-    cdef vector[int64_t] cand_score, cand_start
-    cdef Py_ssize_t i, j, at
+    cdef Py_ssize_t i
     check_chunks(symbols, offsets, counts)
     for i in range(symbols.shape[0]):
         if not 0 <= symbols[i] < classes.shape[0]:
@@ -206,29 +217,6 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     for node in range(<int32_t>node_count.size()):
         if length[node] >= 2 and branching[node]:
             ranked.push_back(node_count[node] * length[node])
-    if how_many <= 0 or ranked.empty():
-        return []
-    sort(ranked.begin(), ranked.end())
-    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
-    for node in range(<int32_t>node_count.size()):
-        score = node_count[node] * length[node]
-        if length[node] >= 2 and branching[node] and score >= threshold:
-            at = flat.size()
-            flat.resize(at + length[node])
-            child = node
-            j = length[node] - 1
-            while child > 0:
-                flat[at + j] = last_symbol[child]
-                child = parent[child]
-                j -= 1
-            order.push_back(<int32_t>cand_score.size())
-            cand_score.push_back(score)
-            cand_start.push_back(at)
-            cand_length.push_back(length[node])
-    sort_grams(order, cand_score, cand_start, cand_length, flat)
-    found = []
-    for i in range(min(how_many, <Py_ssize_t>order.size())):
-        at = cand_start[order[i]]
-        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]),
-                      cand_score[order[i]] // cand_length[order[i]]))
-    return found
+        else:
+            ranked.push_back(-1)
+    return [(gram, node_count[node]) for gram, node in _top_nodes(ranked, parent, last_symbol, length, how_many)]
