@@ -103,13 +103,13 @@ def child_tokfx(path, vocab_size, out):
             "note": note}
 
 
-def spm_child(threads, **extra):
+def spm_child(threads, model_type="bpe", **extra):
     def train(path, vocab_size, out):
         import sentencepiece as spm
 
         start = time.perf_counter()
         spm.SentencePieceTrainer.train(
-            input=path, model_prefix=str(Path(out) / "spm"), model_type="bpe", vocab_size=vocab_size,
+            input=path, model_prefix=str(Path(out) / "spm"), model_type=model_type, vocab_size=vocab_size,
             byte_fallback=True, normalization_rule_name="identity", remove_extra_whitespaces=False,
             character_coverage=COVERAGE, input_sentence_size=0, max_sentence_length=1 << 30,
             num_threads=threads, minloglevel=2, **extra)
@@ -123,9 +123,11 @@ NAMES = {"tokfx": "tokfx bpe, chars", "spm1": "sentencepiece bpe, 1 thread", "sp
          "spm-loose": "spm loosened (reading only)"}
 
 
-def run_child(which: str, path: str, vocab_size: int, out: str) -> dict:
+def run_child(which: str, path: str, vocab_size: int, out: str, script: str = __file__) -> dict:
+    """Run `script --child which` (this bench's, or another's with the same child flags); its
+    result.json, with its CPU time."""
     os.makedirs(out, exist_ok=True)
-    process = subprocess.Popen([sys.executable, __file__, "--child", which, "--path", path, "--out", out,
+    process = subprocess.Popen([sys.executable, script, "--child", which, "--path", path, "--out", out,
                                 "--vocab-size", str(vocab_size)])
     _, status, usage = os.wait4(process.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:

@@ -31,10 +31,38 @@ Held-out text (what the trainers never see):
   training uses the first 90 %.
 
     python bench/bench_unigram.py --corpus en_10M --vocab-size 8192 [--no-spm]
+
+Without --corpus, the main anchor (issue 26): Unigram over characters against sentencepiece's
+own Unigram trainer on the same lines, same settings. Per training text and V:
+
+- sentencepiece: `model_type=unigram, byte_fallback=True, character_coverage=0.9995,
+  normalization_rule_name="identity", remove_extra_whitespaces=False, input_sentence_size=0`,
+  `max_sentence_length` 1 GiB (nothing skipped), `num_threads=1`, its other options default,
+  vocab_size V (its three meta pieces included);
+- tokfx: `count_pretokens(lines, "sentencepiece")` + `train(counts, "unigram", vocab_size=V - 3,
+  alphabet="chars", pattern="sentencepiece", character_coverage=0.9995)`;
+- training texts and held-out texts (non-empty lines, split at "\\n"):
+  War and Peace (BOM and CRLF removed) cut at the last newline before 2,000,000 bytes, held out
+  in domain its next 600,000 bytes (to the last newline), out of domain wikitext2_test;
+  红楼梦's first 600,000 characters, held out in domain the rest of it, out of domain 水浒传's
+  first 300,000 characters;
+- training time: wall clock inside the child from reading the file to the trained model
+  (tokfx: reading, counting, training; sentencepiece: its train call), median over --runs
+  rounds, the peers taking turns; peak RSS: the child's VmHWM (bench_spm_bpe.peak_rss_mb);
+- held-out CTC with each model's own encoder, and tokfx / sentencepiece; the learned pieces'
+  mean length in characters and the vocabularies' Jaccard (characters and learned pieces; byte
+  and meta pieces left out).
+
+    nice -n 10 python bench/bench_unigram.py [--runs 3] [--only war_and_peace:8000 ...]
+
+--bytes-vs-hf V ...: byte-level Unigram (GPT-2 pattern) on the same War and Peace text, tokfx's
+two recipes against HF's UnigramTrainer, held-out CTC ratios only (in this process).
 """
 import argparse
+import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -117,6 +145,169 @@ TRAINERS = {"baseline": lambda docs, vocab_size, out: 0.0, "tokfx": train_tokfx,
             "spm": train_spm}
 
 
+# --- Unigram over characters against sentencepiece (issue 26) -----------------------------
+
+META = 3  # sentencepiece's <unk>, <s>, </s>
+COVERAGE = 0.9995
+# V = 32,000 where the text allows: on War and Peace's 2 MB sentencepiece refuses it ("Vocabulary
+# size too high ... <= 13257").
+SPM_CELLS = [("war_and_peace", 8000), ("hongloumeng", 8000), ("hongloumeng", 32000)]
+
+
+def _cut_bytes(text: str, start: int, size: int) -> tuple[str, int]:
+    """text's bytes start..start+size cut back to the last newline (decoded), and where it ends."""
+    raw = text.encode("utf-8")
+    end = raw.rindex(b"\n", start, start + size) + 1
+    return raw[start:end].decode("utf-8"), end
+
+
+def spm_texts(name: str) -> tuple[str, dict[str, str]]:
+    """(training text, {held-out name: text}) of a training text of SPM_CELLS."""
+    from corpora import _normalised
+
+    if name == "war_and_peace":
+        text = _normalised("english/pg2600_war_and_peace.txt")
+        train, end = _cut_bytes(text, 0, 2_000_000)
+        rest, _ = _cut_bytes(text, end, 600_000)
+        return train, {"its next 600 KB": rest, "wikitext2_test": _normalised(HELD_FILE)}
+    if name == "hongloumeng":
+        text = _normalised("chinese/hongloumeng.txt")
+        return text[:600_000], {"the rest of it": text[600_000:],
+                                "水浒传's first 300,000 chars": _normalised("chinese/shuihu.txt")[:300_000]}
+    raise SystemExit(f"unknown training text {name!r}; known: war_and_peace, hongloumeng")
+
+
+def nonempty_lines(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line]
+
+
+def chars_tokfx(path, vocab_size, out):
+    import tokfx
+
+    start = time.perf_counter()
+    with open(path, encoding="utf-8") as f:
+        lines = nonempty_lines(f.read())
+    counts = tokfx.count_pretokens(lines, "sentencepiece", [])
+    counted = time.perf_counter()
+    tok = tokfx.train(counts, "unigram", vocab_size=vocab_size - META, alphabet="chars",
+                      pattern="sentencepiece", character_coverage=COVERAGE, special_tokens=[])
+    end = time.perf_counter()
+    tok.save(out)
+    return {"seconds": end - start, "count": counted - start, "train": end - counted}
+
+
+CHARS_CHILDREN = ("chars-tokfx", "chars-spm", "chars-base-tokfx", "chars-base-spm")
+
+
+def chars_child(which: str):
+    """The child function of `which` (sentencepiece's and the import-only ones are bench_spm_bpe's)."""
+    from bench_spm_bpe import child_base_spm, child_base_tokfx, spm_child
+
+    return {"chars-tokfx": chars_tokfx, "chars-spm": spm_child(1, "unigram"), "chars-base-tokfx": child_base_tokfx,
+            "chars-base-spm": child_base_spm}[which]
+
+
+def run_chars_child(which: str, path: str, vocab_size: int, out: str) -> dict:
+    from bench_spm_bpe import run_child
+
+    return run_child(which, path, vocab_size, out, __file__)
+
+
+def chars_cell(name: str, vocab_size: int, runs: int, directory: str) -> dict:
+    """One training text at one V: trains both `runs` times, prints the cell, returns its ratios."""
+    import sentencepiece as spm
+    from bench_spm_bpe import jaccard, spm_pieces, tokfx_pieces
+
+    import tokfx
+
+    train, held = spm_texts(name)
+    path = os.path.join(directory, f"{name}.txt")
+    Path(path).write_text(train, encoding="utf-8")
+    print(f"\n== {name}, V {vocab_size:,} (tokfx {vocab_size - META:,} + sentencepiece's {META} meta pieces):"
+          f" training {len(train.encode()):,} bytes, {len(train):,} characters,"
+          f" {len(nonempty_lines(train)):,} lines", flush=True)
+    out = {w: os.path.join(directory, f"{name}-{vocab_size}-{w}") for w in CHARS_CHILDREN}
+    base = {w: run_chars_child(f"chars-base-{w}", path, vocab_size, out[f"chars-base-{w}"])["peak_mb"]
+            for w in ("tokfx", "spm")}
+    order = ["tokfx", "spm"]
+    results = {w: [] for w in order}
+    for r in range(runs):
+        for w in order[r % 2:] + order[:r % 2]:
+            results[w].append(run_chars_child(f"chars-{w}", path, vocab_size, out[f"chars-{w}"]))
+    tok = tokfx.Tokenizer.load(out["chars-tokfx"])
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(out["chars-spm"], "spm.model"))
+    pieces = {"tokfx": tokfx_pieces(tok), "spm": spm_pieces(sp)[0]}
+    seconds = {w: statistics.median(r["seconds"] for r in results[w]) for w in order}
+    peak = {w: statistics.median(r["peak_mb"] for r in results[w]) for w in order}
+    ratios = {"time": seconds["tokfx"] / seconds["spm"], "memory": peak["tokfx"] / peak["spm"]}
+    print(f"{'':22s} {'train s':>8s} {'(runs)':>16s} {'CPU s':>6s} {'peak MB':>8s} {'(+)':>6s}"
+          f" {'pieces':>7s} {'mean len':>8s}")
+    for w in order:
+        learned = [p for p in pieces[w] if len(p) > 1]
+        runs_text = "/".join(f"{r['seconds']:.2f}" for r in results[w])
+        print(f"{'tokfx unigram, chars' if w == 'tokfx' else 'sentencepiece unigram':22s} {seconds[w]:8.2f}"
+              f" {runs_text:>16s} {statistics.median(r['cpu'] for r in results[w]):6.2f} {peak[w]:8.0f}"
+              f" {peak[w] - base[w]:+6.0f} {len(pieces[w]):7,d} {sum(map(len, learned)) / max(len(learned), 1):8.2f}")
+    parts = results["tokfx"]
+    print(f"tokfx's time, medians: reading + counting {statistics.median(r['count'] for r in parts):.2f} s,"
+          f" training {statistics.median(r['train'] for r in parts):.2f} s")
+    print(f"vocabulary Jaccard tokfx vs sentencepiece: {jaccard(pieces['tokfx'], pieces['spm'])}")
+    for what, text in held.items():
+        lines = nonempty_lines(text)
+        ours = sum(len(tok.encode(line)) for line in lines)
+        theirs = sum(map(len, sp.encode(lines)))
+        ratios[what] = ours / theirs
+        print(f"held out {what} ({len(lines):,} lines, {sum(map(len, lines)):,} chars): CTC tokfx {ours:,},"
+              f" sentencepiece {theirs:,}, tokfx / spm {ours / theirs:.4f}")
+    print(f"tokfx / spm: training time {ratios['time']:.2f}, peak memory {ratios['memory']:.2f}", flush=True)
+    return ratios
+
+
+def main_bytes(vocab_sizes: list[int]) -> None:
+    """Byte-level Unigram (GPT-2 pattern) on War and Peace's 2 MB, tokfx's two recipes against
+    HF's UnigramTrainer (its bench settings above), in this process: held-out tokens only."""
+    import tokenizers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    import tokfx
+    from tokfx.models.unigram import RECIPES
+    train, held = spm_texts("war_and_peace")
+    lines = nonempty_lines(train)
+    counts = tokfx.count_pretokens(lines, "gpt2", [])
+    print(f"tokfx {tokfx.__version__}, tokenizers {tokenizers.__version__}; War and Peace's 2 MB, byte-level,"
+          f" no special tokens; held-out CTC, tokfx / HF")
+    for vocab_size in vocab_sizes:
+        hf = Tokenizer(models.Unigram())
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        hf.decoder = decoders.ByteLevel()
+        hf.train_from_iterator(lines, trainers.UnigramTrainer(
+            vocab_size=vocab_size, special_tokens=[], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            max_piece_length=16, shrinking_factor=0.75, n_sub_iterations=2, show_progress=False))
+        ours = {recipe: tokfx.train(counts, "unigram", vocab_size=vocab_size, pattern="gpt2", special_tokens=[],
+                                    recipe=recipe) for recipe in RECIPES}
+        for what, text in held.items():
+            held_lines = nonempty_lines(text)
+            theirs = sum(len(e.ids) for e in hf.encode_batch(held_lines))
+            ratios = ", ".join(f"{recipe} {sum(len(tok.encode(line)) for line in held_lines) / theirs:.4f}"
+                               for recipe, tok in ours.items())
+            print(f"  V {vocab_size:,}, held out {what}: HF {theirs:,} tokens; tokfx / HF: {ratios}")
+
+
+def main_chars(runs: int, only: list[str] | None) -> None:
+    import sentencepiece
+
+    import tokfx
+    cells = [(c, int(v)) for c, v in (item.split(":") for item in only)] if only else SPM_CELLS
+    print(f"tokfx {tokfx.__version__}, sentencepiece {sentencepiece.__version__}, Python {sys.version.split()[0]},"
+          f" {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {runs} round(s)")
+    with tempfile.TemporaryDirectory() as directory:
+        table = {cell: chars_cell(*cell, runs, directory) for cell in cells}
+    print("\nsummary, tokfx / sentencepiece (targets: CTC <= 1.01, time and memory <= 1):")
+    for (name, vocab_size), ratios in table.items():
+        print(f"  {name} V {vocab_size:,}: " + ", ".join(f"{k} {v:.3f}" for k, v in ratios.items()))
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+
+
 def child(args) -> None:
     docs, _, _ = split(args.corpus)
     seconds = TRAINERS[args.child](docs, args.vocab_size, args.out)
@@ -152,14 +343,31 @@ def log_likelihood(tok, text: str) -> tuple[float, float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", default="en_10M")
+    parser.add_argument("--corpus", help="the byte-level comparison with HF on this corpus (en_10M, ...);"
+                        " without it, the comparison with sentencepiece over characters")
     parser.add_argument("--vocab-size", type=int, default=8192)
     parser.add_argument("--no-spm", action="store_true")
-    parser.add_argument("--child", choices=sorted(TRAINERS), help=argparse.SUPPRESS)
+    parser.add_argument("--runs", type=int, default=3, help="over characters: rounds (medians)")
+    parser.add_argument("--only", nargs="+", metavar="TEXT:V", help="over characters: e.g. hongloumeng:8000")
+    parser.add_argument("--bytes-vs-hf", nargs="+", type=int, metavar="V",
+                        help="instead: byte-level, tokfx's recipes against HF on War and Peace's 2 MB")
+    parser.add_argument("--child", choices=sorted(TRAINERS) + sorted(CHARS_CHILDREN), help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child in CHARS_CHILDREN:
+        from bench_spm_bpe import peak_rss_mb
+
+        found = chars_child(args.child)(args.path, args.vocab_size, args.out)
+        found["peak_mb"] = peak_rss_mb()
+        Path(args.out, "result.json").write_text(json.dumps(found))
+        return
     if args.child:
         return child(args)
+    if args.bytes_vs_hf:
+        return main_bytes(args.bytes_vs_hf)
+    if args.corpus is None:
+        return main_chars(args.runs, args.only)
 
     import sentencepiece as spm
     import tokenizers

@@ -33,6 +33,46 @@ cdef extern from *:
                     const vector[int32_t]& length, const vector[int32_t]& flat) except +
 
 
+cdef list _top_nodes(const vector[int64_t]& key, const vector[int32_t]& parent,
+                     const vector[int32_t]& last_symbol, const vector[int32_t]& length, Py_ssize_t how_many):
+    """The `how_many` trie nodes of the highest key (a negative key: not a candidate), ties by
+    their symbols, as the tuples (-key, symbols) sort: a list of (symbol tuple, node). The
+    candidates' symbols are spelled out and sorted in C, and only the kept made Python tuples."""
+    cdef vector[int64_t] ranked, cand_key, cand_start
+    cdef vector[int32_t] order, cand_length, cand_node, flat
+    cdef int64_t threshold
+    cdef int32_t node, child
+    cdef Py_ssize_t i, j, at
+    for node in range(<int32_t>key.size()):
+        if key[node] >= 0:
+            ranked.push_back(key[node])
+    if how_many <= 0 or ranked.empty():
+        return []
+    sort(ranked.begin(), ranked.end())
+    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
+    for node in range(<int32_t>key.size()):
+        if key[node] >= 0 and key[node] >= threshold:
+            at = flat.size()
+            flat.resize(at + length[node])
+            child = node
+            j = length[node] - 1
+            while child > 0:
+                flat[at + j] = last_symbol[child]
+                child = parent[child]
+                j -= 1
+            order.push_back(<int32_t>cand_key.size())
+            cand_key.push_back(key[node])
+            cand_start.push_back(at)
+            cand_length.push_back(length[node])
+            cand_node.push_back(node)
+    sort_grams(order, cand_key, cand_start, cand_length, flat)
+    found = []
+    for i in range(min(how_many, <Py_ssize_t>order.size())):
+        at = cand_start[order[i]]
+        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]), cand_node[order[i]]))
+    return found
+
+
 def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
                Py_ssize_t how_many, int max_width):
     """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces
@@ -51,10 +91,6 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
     cdef vector[int64_t] ranked
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child
-    cdef int64_t threshold
-    cdef vector[int32_t] order, cand_length, flat
-    cdef vector[int64_t] cand_count, cand_start
-    cdef Py_ssize_t i, j, at
     trie_build(&trie, [], False)
     check_chunks(symbols, offsets, counts)
     node_count.push_back(0)
@@ -77,31 +113,110 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
                 node_count[child] += counts[k]
                 node = child
     for node in range(<int32_t>node_count.size()):
+        # (Not a conditional expression: over a vector element, Cython makes it a reference.)
         if length[node] >= 2:
             ranked.push_back(node_count[node])
-    if how_many <= 0 or ranked.empty():
-        return []
-    sort(ranked.begin(), ranked.end())
-    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
-    # The candidates' symbols spelled out in C, sorted there (count, then symbols, as the
-    # tuples (-count, symbols) sort), and only the kept made Python tuples.
+        else:
+            ranked.push_back(-1)
+    return [(gram, node_count[node]) for gram, node in _top_nodes(ranked, parent, last_symbol, length, how_many)]
+
+
+# seed_substrings' symbol classes (a symbol's class is classes[symbol]; a class >= 0 is a script).
+cdef enum:
+    _INVALID = -1  # never in a seed substring (a fallback byte, the unknown symbol)
+    _SPACE = -2  # sentencepiece's U+2581: only as a substring's first symbol
+    _INHERITED = -3  # takes the script of the symbol before it
+SEED_INVALID, SEED_SPACE, SEED_INHERITED = _INVALID, _SPACE, _INHERITED
+cdef enum:
+    _ANY_SCRIPT = -4  # no script yet (sentencepiece's kAnyType)
+    _NO_FOLLOWER = -2
+    _END = -1  # the piece ends: a follower of its own
+
+
+cdef inline bint _still_valid(int32_t cls, Py_ssize_t w, int32_t* script) noexcept nogil:
+    """Whether a valid substring stays valid with a symbol of class `cls` at its position
+    w - 1, as sentencepiece's IsValidSentencePiece reads a piece left to right (its defaults:
+    whitespace only first, one Unicode script); `script` carries the script so far."""
+    cdef int32_t s
+    if cls == _INVALID:
+        return False
+    if cls == _SPACE:
+        return w == 1
+    s = script[0] if cls == _INHERITED else cls
+    if s != _ANY_SCRIPT and script[0] != _ANY_SCRIPT and script[0] != s:
+        return False
+    script[0] = s
+    return True
+
+
+def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
+                    Py_ssize_t how_many, int max_width, const int32_t[::1] classes):
+    """sentencepiece's seed candidates over the pieces symbols[offsets[k]:offsets[k+1]] (each
+    occurrence counted counts[k] times): the substrings of 2..max_width symbols that
+    IsValidSentencePiece accepts (by `classes`) and that its suffix array yields, i.e. that are
+    followed by two different symbols, the end of a piece counting as one symbol of its own;
+    the `how_many` of the highest count x length, ties by symbols: a list of (symbol tuple,
+    count)."""
+    cdef SymbolTrie trie
+    # Per trie node: its count, parent node, last symbol, length; its first follower, and
+    # whether a second one differed.
+    cdef vector[int64_t] node_count
+    cdef vector[int32_t] parent, last_symbol, length, follower
+    cdef vector[char] branching
+    cdef vector[int64_t] ranked
+    cdef vector[int32_t] at_node, at_script
+    cdef Py_ssize_t k, start, w
+    cdef int32_t node, child, x, script
+    cdef Py_ssize_t i
+    check_chunks(symbols, offsets, counts)
+    for i in range(symbols.shape[0]):
+        if not 0 <= symbols[i] < classes.shape[0]:
+            raise ValueError(f"symbol {symbols[i]} has no class (of {classes.shape[0]})")
+    trie_build(&trie, [], False)
+    node_count.push_back(0)
+    parent.push_back(-1)
+    last_symbol.push_back(-1)
+    length.push_back(0)
+    follower.push_back(_NO_FOLLOWER)
+    branching.push_back(0)
+    # One pass per width w: each start position moves from its substring of w - 1 symbols
+    # (`at`, -1 once done) to that of w, while the shorter one occurs at least twice: one that
+    # occurs once has one follower, and so has every substring it starts (count <= 1), so none
+    # of them is branching, and their nodes are never made (most of a CJK text's substrings).
+    at_node.assign(symbols.shape[0], 0)
+    at_script.assign(symbols.shape[0], _ANY_SCRIPT)
+    for w in range(1, max_width + 2):
+        for k in range(counts.shape[0]):
+            for start in range(offsets[k], offsets[k + 1]):
+                node = at_node[start]
+                if node < 0 or w > 1 and node_count[node] < 2:
+                    at_node[start] = -1
+                    continue
+                x = symbols[start + w - 1] if start + w - 1 < offsets[k + 1] else _END
+                if node > 0:
+                    if follower[node] == _NO_FOLLOWER:
+                        follower[node] = x
+                    elif follower[node] != x:
+                        branching[node] = 1
+                script = at_script[start]
+                if w > max_width or x == _END or not _still_valid(classes[x], w, &script):
+                    at_node[start] = -1
+                    continue
+                at_script[start] = script
+                child = trie_child(&trie, node, x)
+                if child < 0:
+                    child = trie_child_or_new(&trie, node, x)
+                    node_count.push_back(0)
+                    parent.push_back(node)
+                    last_symbol.push_back(x)
+                    length.push_back(w)
+                    follower.push_back(_NO_FOLLOWER)
+                    branching.push_back(0)
+                node_count[child] += counts[k]
+                at_node[start] = child
     for node in range(<int32_t>node_count.size()):
-        if length[node] >= 2 and node_count[node] >= threshold:
-            at = flat.size()
-            flat.resize(at + length[node])
-            child = node
-            j = length[node] - 1
-            while child > 0:
-                flat[at + j] = last_symbol[child]
-                child = parent[child]
-                j -= 1
-            order.push_back(<int32_t>cand_count.size())
-            cand_count.push_back(node_count[node])
-            cand_start.push_back(at)
-            cand_length.push_back(length[node])
-    sort_grams(order, cand_count, cand_start, cand_length, flat)
-    found = []
-    for i in range(min(how_many, <Py_ssize_t>order.size())):
-        at = cand_start[order[i]]
-        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]), cand_count[order[i]]))
-    return found
+        if length[node] >= 2 and branching[node]:
+            ranked.push_back(node_count[node] * length[node])
+        else:
+            ranked.push_back(-1)
+    return [(gram, node_count[node]) for gram, node in _top_nodes(ranked, parent, last_symbol, length, how_many)]

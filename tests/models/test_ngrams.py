@@ -3,10 +3,12 @@ and a hand-counted case."""
 from array import array
 from itertools import accumulate
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokfx._ngrams import top_ngram_counts, top_ngrams
+from tokfx._ngrams import (SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts,
+                           top_ngrams)
 from tokfx.alphabet import BYTES
 from tokfx.reference import ngrams as ref
 
@@ -33,3 +35,32 @@ def test_top_ngrams_equal_the_reference(pieces, how_many, max_width):
         [p for p, _ in pieces], counts, how_many, max_width)
     assert top_ngram_counts(symbols, offsets, counts, how_many, max_width) == ref.top_ngram_counts(
         [p for p, _ in pieces], counts, how_many, max_width)
+
+
+def test_seed_substrings_by_hand():
+    # Symbols: 0 U+2581, 1 2 Latin, 3 Common, 4 Inherited, 5 a fallback byte.
+    classes = array("i", [SEED_SPACE, 1, 1, 0, SEED_INHERITED, SEED_INVALID])
+    pieces = [[0, 1, 2, 1], [0, 1, 2, 3], [0, 1, 2], [1, 2, 4, 3], [1, 5, 1, 2]]
+    offsets = array("q", [0, *accumulate(map(len, pieces))])
+    symbols = array("i", [s for p in pieces for s in p])
+    got = dict(seed_substrings(symbols, offsets, array("q", [2, 1, 1, 1, 1]), 100, 16, classes))
+    # (0, 1, 2) is followed by 1, 3 and a piece's end; (1, 2) by 1, 3, the end and 4. Not
+    # branching: (0, 1) (only 2 follows), (2, 1) and (1, 2, 1) (only a piece's end), (1, 2, 4)
+    # (once). (2, 3) and (4, 3) mix scripts; nothing spans the byte 5 or holds U+2581 second.
+    assert got == {(0, 1, 2): 4, (1, 2): 6}
+    # Both score count x length 12: the tie goes by symbols.
+    assert seed_substrings(symbols, offsets, array("q", [2, 1, 1, 1, 1]), 1, 16, classes) == [((0, 1, 2), 4)]
+    with pytest.raises(ValueError, match="no class"):
+        seed_substrings(symbols, offsets, array("q", [1] * 5), 10, 16, classes[:5])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=12), st.integers(1, 4)), max_size=8),
+       st.integers(0, 40), st.integers(1, 6),
+       st.lists(st.sampled_from([SEED_INVALID, SEED_SPACE, SEED_INHERITED, 0, 1, 2]), min_size=7, max_size=7))
+def test_seed_substrings_equal_the_reference(pieces, how_many, max_width, classes):
+    offsets = array("q", [0, *accumulate(len(p) for p, _ in pieces)])
+    symbols = array("i", [s for p, _ in pieces for s in p])
+    counts = array("q", [c for _, c in pieces])
+    assert seed_substrings(symbols, offsets, counts, how_many, max_width, array("i", classes)) == \
+        ref.seed_substrings([p for p, _ in pieces], counts, how_many, max_width, classes)

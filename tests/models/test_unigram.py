@@ -316,6 +316,10 @@ def test_command_line_trains_unigram_with_its_options(tmp_path):
     tok = Tokenizer.load(tmp_path / "tok")
     assert tok.vocab_size == 400 and tok.segmenter == "likelihood"
     assert tok.params["shrinking_factor"] == 0.5 and tok.params["em_iterations"] == 1
+    assert tok.params["recipe"] == "ngrams"
+    main(["train", str(corpus), "-o", str(tmp_path / "spm"), "--algorithm", "unigram", "--vocab-size", "400",
+          "--recipe", "sentencepiece", "-q"])
+    assert Tokenizer.load(tmp_path / "spm").params["recipe"] == "sentencepiece"
 
 
 def m_step_plain(tokens, expected, alphabet_size, floor):
@@ -396,3 +400,26 @@ def test_prune_order_equals_the_plain_sort(data):
     alphabet_size = data.draw(st.integers(0, size))
     plain = sorted(range(alphabet_size, size), key=lambda i: (kinds[i], values[i], tokens[i]))
     assert prune_order(tokens, kinds, values, alphabet_size) == plain
+
+
+def test_sentencepiece_prune_drops_unused_and_split_tokens_outright(english):
+    counts = tokfx.count_pretokens(english, "gpt2")
+    data = corpus_arrays(dict(sorted(counts.items())))
+    tokens, scores = seed_vocabulary(*data, 256, 1_000_000, 16, array("i", bytes(4 * 256)))
+    tokens, scores = m_step(tokens, e_step(*data, tokens, scores, 16)[0], 256, 600)
+    size = max(660, int(len(tokens) * 0.75))
+    done = prune(*data, tokens, scores, size, 256, 16, floor=600)
+    # The twin's keys: kind 0 (unused or split), 1 (with its loss), 2 (no alternative).
+    freq, _ = ref.viterbi_counts([list(w) for w in sorted(counts)], list(data[2]), tokens, scores, 16)
+    kinds, values = ref.prune_keys(tokens, scores, freq, sum(data[2]), 16)
+    kept = set(done.tokens)
+    learned = range(256, len(tokens))
+    assert tokens[:256] == done.tokens[:256]
+    assert any(kinds[i] == 0 for i in learned) and not any(tokens[i] in kept for i in learned if kinds[i] == 0)
+    assert all(tokens[i] in kept for i in learned if kinds[i] == 2)
+    losses_kept = [values[i] for i in learned if kinds[i] == 1 and tokens[i] in kept]
+    losses_dropped = [values[i] for i in learned if kinds[i] == 1 and tokens[i] not in kept]
+    assert losses_dropped and min(losses_kept) >= max(losses_dropped)
+    assert done.size == len(done.tokens) == max(size, 256 + sum(kinds[i] == 2 for i in learned))
+    # Never below the floor, however many tokens are unused.
+    assert prune(*data, tokens, scores, len(tokens) - 1, 256, 16, floor=len(tokens) - 1).size == len(tokens) - 1

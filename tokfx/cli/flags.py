@@ -18,6 +18,7 @@ from tokfx.models.pathpiece import TIE_BREAKS
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
 from tokfx.models.top_down import INITIAL_VOCABS
+from tokfx.models.unigram import RECIPES
 from tokfx.models.training import check_vocab_size, training_settings
 from tokfx.pre_tokenizers import PATTERNS, resolve_pattern
 from tokfx.segmenters import SEGMENTERS
@@ -159,6 +160,9 @@ _FLAGS = [
     Flag(("--shrinking-factor",), "unigram: each prune keeps this share of the tokens (default 0.75)",
          type=float),
     Flag(("--em-iterations",), "unigram: EM steps per round (default 2)", type=int),
+    Flag(("--recipe",), "unigram: sentencepiece's seed, rounds and final cut (the default with --alphabet"
+         " chars or chars-cjk) or ours, the most frequent n-grams pruned to exactly --vocab-size (the"
+         " default otherwise); docs/algorithms.md", choices=RECIPES),
     Flag(("--seed",), "pathpiece-r, pathpiece with --tie-break random, sage (word2vec): random seed"
          " (default 0)", type=int),
     Flag(("--embeddings-schedule",), "sage: vocab sizes (the initial size or sizes of --schedule) at"
@@ -228,7 +232,8 @@ assert len(FLAGS) == len(_FLAGS), "two flags share a key"
 
 # The trainers' and segmenters' own options: None when not given (training_settings routes them).
 TRAINER_OPTIONS = ("initial_vocab", "initial_size", "schedule", "max_width", "tie_break", "seed",
-                   "embeddings_schedule", "context", "seed_size", "shrinking_factor", "em_iterations")
+                   "embeddings_schedule", "context", "seed_size", "shrinking_factor", "em_iterations",
+                   "recipe")
 TRAINING = ("special_token", "pattern", "algorithm", "vocab_size", "alphabet", "cjk_groups",
             "character_coverage", *TRAINER_OPTIONS, "segmenter")
 

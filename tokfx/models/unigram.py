@@ -1,13 +1,16 @@
 """Unigram vocabulary construction (Kudo 2018, as sentencepiece's and Hugging Face's
 UnigramTrainer do it; docs/algorithms.md).
 
-Seed: every base symbol and the most frequent n-grams of the pre-tokens (at most `max_width`
-symbols), scored log(count x length) normalised. Then rounds: `em_iterations` EM steps (E:
-expected token counts by forward-backward over each pre-token's lattice; M: the Bayesian update
-digamma(count) - digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
-`shrinking_factor` x the size (never below the target) of the tokens whose removal loses the
-least likelihood, as sentencepiece's PruneSentencePieces estimates it. After the last prune, EM
-again. Cores: tokfx._unigram (e_step, viterbi_counts, prune_keys).
+Seed: every base symbol and substrings of the pre-tokens (at most `max_width` symbols), scored
+log(count x length) normalised: with the "sentencepiece" recipe (RECIPES) the valid, branching
+substrings sentencepiece's suffix array yields, by count x length; with "ngrams" the most
+frequent n-grams. Then rounds: `em_iterations` EM steps (E: expected token counts by
+forward-backward over each pre-token's lattice; M: the Bayesian update digamma(count) -
+digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
+`shrinking_factor` x the size of the tokens whose removal loses the least likelihood, as
+sentencepiece's PruneSentencePieces estimates it, down to the target ("ngrams") or to 1.1 x it,
+then the best by score ("sentencepiece"). After the last prune, EM again. Cores: tokfx._ngrams
+(seed_substrings, top_ngram_counts), tokfx._unigram (e_step, viterbi_counts, prune_keys).
 """
 from __future__ import annotations
 
@@ -19,9 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokfx._ngrams import top_ngram_counts
+from tokfx._ngrams import SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts
 from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
-from tokfx.alphabet import fallback_byte_scores
+from tokfx import unicode_scripts
+from tokfx.alphabet import CHARACTERS, Alphabet, fallback_byte_scores
 from tokfx.models.base import Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.progress import Progress
@@ -32,23 +36,46 @@ EXPECTED_THRESHOLD = 0.5
 # target) scores this far below the lowest other score (ours; sentencepiece adds its required
 # characters back at the end below every piece).
 BELOW_LOWEST = 10.0
+# The recipes (docs/algorithms.md): "sentencepiece" as unigram_model_trainer.cc (its seed, the
+# rounds down to FINAL_SLACK x the target, the best by score kept); "ngrams", ours before it.
+RECIPES = ("sentencepiece", "ngrams")
+FINAL_SLACK = 1.1
 
 
 def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size: int, seed_size: int,
-                    max_width: int) -> tuple[list[tuple[int, ...]], list[float]]:
-    """Every base symbol, then the `seed_size - alphabet_size` most frequent n-grams of 2..max_width
-    symbols (ties by symbols); each scored log(count x length) - log(sum), as sentencepiece's
-    seed; a base symbol that never occurs scores BELOW_LOWEST under the lowest."""
+                    max_width: int, classes: array | None = None) -> tuple[list[tuple[int, ...]], list[float]]:
+    """Every base symbol, then `seed_size - alphabet_size` substrings of 2..max_width symbols:
+    with `classes` (seed_classes), sentencepiece's seed (_ngrams.seed_substrings: the valid,
+    branching substrings of the highest count x length); without, the most frequent n-grams
+    (ties by symbols). Each scored log(count x length) - log(sum), as sentencepiece's seed; a
+    base symbol that never occurs scores BELOW_LOWEST under the lowest."""
     lengths = np.diff(np.frombuffer(offsets, dtype=np.int64))
     weights = np.repeat(np.frombuffer(counts, dtype=np.int64), lengths)
     base_counts = np.bincount(np.frombuffer(symbols, dtype=np.int32), weights=weights,
                               minlength=alphabet_size)
-    grams = top_ngram_counts(symbols, offsets, counts, max(0, seed_size - alphabet_size), max_width)
+    how_many = max(0, seed_size - alphabet_size)
+    if classes is None:
+        grams = top_ngram_counts(symbols, offsets, counts, how_many, max_width)
+    else:
+        grams = seed_substrings(symbols, offsets, counts, how_many, max_width, classes)
     tokens = [(s,) for s in range(alphabet_size)] + [gram for gram, _ in grams]
     weight = [float(c) for c in base_counts[:alphabet_size]] + [float(c * len(g)) for g, c in grams]
     total = math.log(sum(weight)) if sum(weight) > 0 else 0.0
     scores = [math.log(w) - total if w > 0 else None for w in weight]
     return tokens, _floored(scores)
+
+
+def seed_classes(alphabet: Alphabet) -> array:
+    """Each base symbol's class for seed_substrings, as sentencepiece's IsValidSentencePiece
+    reads a character: the fallback symbols (and the unknown one) SEED_INVALID, U+2581
+    SEED_SPACE, an Inherited character SEED_INHERITED, any other its script
+    (tokfx.unicode_scripts)."""
+    classes = array("i", [SEED_INVALID]) * alphabet.char_base
+    for char in alphabet.characters:
+        script = unicode_scripts.script(char)
+        classes.append(SEED_SPACE if script is None else SEED_INHERITED if script == unicode_scripts.INHERITED
+                       else script)
+    return classes
 
 
 def _floored(scores: list[float | None]) -> list[float]:
@@ -115,16 +142,25 @@ class Round:
 
 
 def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int, ...]],
-          scores: list[float], size: int, alphabet_size: int, max_width: int) -> Round:
-    """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse."""
+          scores: list[float], size: int, alphabet_size: int, max_width: int,
+          floor: int | None = None) -> Round:
+    """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse. With a
+    `floor` (sentencepiece's way), every token unused by the Viterbi segmentations or split by
+    its own goes, even below `size` (never below `floor`), and every token with no alternative
+    stays, even above."""
     if not alphabet_size <= size <= len(tokens):
         raise ValueError(f"cannot prune {len(tokens)} tokens to {size} keeping {alphabet_size} base symbols")
     freq, corpus_tokens = viterbi_counts(symbols, offsets, counts, tokens, scores, max_width)
     kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
     order = prune_order(tokens, kinds, values, alphabet_size)
-    dropped = set(order[:len(tokens) - size])
+    drop = len(tokens) - size
+    if floor is not None:
+        kind = np.asarray(kinds, dtype=np.int8)[alphabet_size:]
+        drop = min(max(drop, int(np.count_nonzero(kind == 0))), int(np.count_nonzero(kind != 2)),
+                   len(tokens) - floor)
+    dropped = set(order[:drop])
     kept = [i for i in range(len(tokens)) if i not in dropped]
-    return Round(size, [tokens[i] for i in kept], [scores[i] for i in kept], corpus_tokens)
+    return Round(len(kept), [tokens[i] for i in kept], [scores[i] for i in kept], corpus_tokens)
 
 
 class UnigramTrainer(Trainer):
@@ -137,11 +173,17 @@ class UnigramTrainer(Trainer):
         """`seed_size`: the seed vocabulary's tokens, base symbols included (default 1,000,000 as
         Hugging Face). `shrinking_factor`: each prune keeps this share of the tokens (never below
         vocab_size). `em_iterations`: EM steps per round (sentencepiece: 2). `max_width`: the
-        widest token in base symbols."""
+        widest token in base symbols. `recipe`: "sentencepiece" (the default over characters) or
+        "ngrams" (the default over bytes), RECIPES."""
         seed_size: int = 1_000_000
         shrinking_factor: float = 0.75
         em_iterations: int = 2
         max_width: int = 16
+        recipe: str | None = None
+
+    def recipe(self, alphabet: Alphabet) -> str:
+        """The `recipe` asked for, else RECIPES' default for the alphabet."""
+        return self.params.recipe or ("sentencepiece" if alphabet.name in CHARACTERS else "ngrams")
 
     def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
               lines: Mapping[bytes, int] | None = None) -> Model:
@@ -151,6 +193,9 @@ class UnigramTrainer(Trainer):
             raise ValueError(f"shrinking_factor must be in (0, 1), got {p.shrinking_factor}")
         if p.em_iterations < 1:
             raise ValueError(f"em_iterations must be at least 1, got {p.em_iterations}")
+        if p.recipe is not None and p.recipe not in RECIPES:
+            raise ValueError(f"unknown recipe {p.recipe!r}; known: {', '.join(RECIPES)}")
+        recipe = self.recipe(alphabet)
         final = target.without_specials(target.vocab_size)
         if p.seed_size < final:
             raise ValueError(f"seed_size {p.seed_size} is smaller than vocab_size {final} (without"
@@ -158,19 +203,29 @@ class UnigramTrainer(Trainer):
         start = time.perf_counter()
         # Sorted: the float sums of the EM depend on the order of the pre-tokens.
         packed = packed_words(dict(sorted(counts.items())), alphabet)
-        tokens, scores = seed_vocabulary(*packed, alphabet.size, p.seed_size, p.max_width)
+        classes = None
+        stop = final
+        if recipe == "sentencepiece":
+            classes = seed_classes(alphabet) if alphabet.characters else array("i", bytes(4 * alphabet.size))
+            # sentencepiece's desired_vocab_size_: its vocab_size (with its meta and byte pieces)
+            # x 1.1 over its training pieces (without them).
+            stop = alphabet.char_base + int(FINAL_SLACK * target.vocab_size)
+        tokens, scores = seed_vocabulary(*packed, alphabet.size, p.seed_size, p.max_width, classes)
         progress.report(f"unigram: seed vocabulary of {len(tokens):,} tokens in"
                         f" {time.perf_counter() - start:.2f} s")
-        for step, done in enumerate(em_rounds(packed, tokens, scores, final, alphabet.size, p), 1):
+        rounds = em_rounds(packed, tokens, scores, final, alphabet.size, p, max(stop, final),
+                           recipe == "sentencepiece", alphabet.char_base if recipe == "sentencepiece" else 0)
+        for step, done in enumerate(rounds, 1):
             tokens, scores = done.tokens, done.scores
             progress.report(f"unigram: round {step}: {done.summary}")
-        # Learned tokens by score, highest first, ties by symbols (as sentencepiece orders pieces).
+        # Learned tokens by score, highest first, ties by symbols (as sentencepiece orders pieces);
+        # those past `final` go (sentencepiece's FinalizeSentencePieces).
         order = sorted(range(alphabet.size, len(tokens)), key=lambda i: (-scores[i], tokens[i]))
-        ids = list(range(alphabet.size)) + order
+        ids = list(range(alphabet.size)) + order[:max(0, final - alphabet.size)]
         progress.report(f"unigram: {len(tokens) + specials:,} tokens in {time.perf_counter() - start:.2f} s")
         params = {"vocab_size": target.vocab_size, "seed_size": p.seed_size,
                   "shrinking_factor": p.shrinking_factor, "em_iterations": p.em_iterations,
-                  "max_width": p.max_width}
+                  "max_width": p.max_width, "recipe": recipe}
         ordered = [scores[i] for i in ids]
         float_bits = 64
         if alphabet.characters:
@@ -185,8 +240,8 @@ class UnigramTrainer(Trainer):
 
 @dataclass
 class EmRound:
-    """One round: EM (leaving `em_size` tokens), then, unless the size was reached, a prune to
-    max(final, shrinking_factor x em_size); the tokens and scores after it."""
+    """One round: EM (leaving `em_size` tokens), then, unless the size was reached, a prune; the
+    tokens and scores after it."""
     em_size: int
     tokens: list[tuple[int, ...]]
     scores: list[float]
@@ -194,20 +249,27 @@ class EmRound:
 
 
 def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: list[float],
-              final: int, alphabet_size: int, p: UnigramTrainer.Params):
-    """The rounds down to `final` tokens; the last is EM alone, once the size is at most `final`."""
+              final: int, alphabet_size: int, p: UnigramTrainer.Params, stop: int | None = None,
+              drop_unused: bool = False, uncounted: int = 0):
+    """The rounds down to `stop` tokens (default `final`); the last is EM alone, once EM leaves at
+    most `stop`. Each prune keeps max(stop, shrinking_factor x the tokens EM left beyond the
+    first `uncounted` (sentencepiece's factor leaves out the byte pieces) + `uncounted`) as
+    prune keeps them (with `drop_unused`, sentencepiece's way: all unused and split tokens go,
+    all without an alternative stay); neither EM nor a prune leaves fewer than `final`."""
+    stop = final if stop is None else stop
     while True:
         start = time.perf_counter()
         for _ in range(p.em_iterations):
             expected, likelihood = e_step(*packed, tokens, scores, p.max_width)
             tokens, scores = m_step(tokens, expected, alphabet_size, final)
         summary = f"EM log likelihood {likelihood:,.1f}, {len(tokens):,} tokens"
-        if len(tokens) <= final:
+        if len(tokens) <= stop:
             yield EmRound(len(tokens), tokens, scores, summary + f", {time.perf_counter() - start:.2f} s")
             return
         em_size = len(tokens)
-        done = prune(*packed, tokens, scores, max(final, int(em_size * p.shrinking_factor)),
-                     alphabet_size, p.max_width)
+        size = uncounted + int((em_size - uncounted) * p.shrinking_factor)
+        done = prune(*packed, tokens, scores, max(stop, size), alphabet_size, p.max_width,
+                     final if drop_unused else None)
         tokens, scores = done.tokens, done.scores
         yield EmRound(em_size, tokens, scores, summary + f"; Viterbi corpus {done.corpus_tokens:,} tokens,"
                       f" kept {done.size:,}, {time.perf_counter() - start:.2f} s")

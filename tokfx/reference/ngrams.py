@@ -22,3 +22,44 @@ def top_ngram_counts(pieces: Sequence[Sequence[int]], counts: Sequence[int], how
             for start in range(len(piece) - n + 1):
                 grams[piece[start:start + n]] += count
     return [(g, grams[g]) for g in sorted(grams, key=lambda g: (-grams[g], g))[:how_many]]
+
+
+# seed_substrings' classes, as tokfx._ngrams: INVALID, SPACE, INHERITED, and scripts >= 0.
+INVALID, SPACE, INHERITED, ANY = -1, -2, -3, -4
+END = -1  # the end of a piece, a follower of its own
+
+
+def valid_substring(gram: Sequence[int], classes: Sequence[int]) -> bool:
+    """sentencepiece's IsValidSentencePiece over symbol classes: no INVALID symbol, a SPACE
+    only first, one script (an INHERITED symbol takes the one before it)."""
+    script = ANY
+    for position, symbol in enumerate(gram):
+        kind = classes[symbol]
+        if kind == INVALID or kind == SPACE and position > 0:
+            return False
+        if kind == SPACE:
+            continue
+        now = script if kind == INHERITED else kind
+        if now != ANY and script != ANY and now != script:
+            return False
+        script = now
+    return True
+
+
+def seed_substrings(pieces: Sequence[Sequence[int]], counts: Sequence[int], how_many: int, max_width: int,
+                    classes: Sequence[int]) -> list[tuple[tuple[int, ...], int]]:
+    """The valid substrings of 2..max_width symbols followed by two different symbols (a piece's
+    end counting as one), the `how_many` of the highest count x length, ties by symbols."""
+    grams: Counter = Counter()
+    followers: dict[tuple[int, ...], set[int]] = {}
+    for piece, count in zip(pieces, counts):
+        piece = tuple(piece)
+        for start in range(len(piece)):
+            for end in range(start + 1, min(start + max_width, len(piece)) + 1):
+                gram = piece[start:end]
+                if not valid_substring(gram, classes):
+                    break
+                grams[gram] += count
+                followers.setdefault(gram, set()).add(piece[end] if end < len(piece) else END)
+    ranked = [(g, c) for g, c in grams.items() if len(g) >= 2 and len(followers[g]) >= 2]
+    return sorted(ranked, key=lambda gc: (-gc[1] * len(gc[0]), gc[0]))[:how_many]
