@@ -197,6 +197,16 @@ _FLAGS = [
     Flag(("--alpha",), "Rényi efficiency order", type=float, default=2.5),
     Flag(("--window",), "context diversity: neighbours within this many positions", type=int, default=2),
     Flag(("--no-plots",), "metrics only, no figures", action="store_true"),
+    # Looking into an output directory (tokfx shards).
+    Flag(("directory",), "an output directory of tokfx run or tokfx encode --output-dir (its"
+         " manifest.json and shards/)", metavar="DIR", key="shards_dir"),
+    Flag(("--id",), "the document with this id (as in the Parquet shards' id column)", dest="doc_id",
+         key="doc_id"),
+    Flag(("--index",), "the N-th document of the output, from 0 (the shards in the manifest's order)",
+         type=int, metavar="N"),
+    Flag(("--tokenizer",), f"{TOKENIZER_FILES} to decode with (default: DIR/tokenizer/, or the file"
+         f" the manifest says the tokenizer was loaded from); its hash must be the manifest's",
+         key="decode_tokenizer"),
 ]
 
 FLAGS: dict[str, Flag] = {flag.name: flag for flag in _FLAGS}
@@ -221,6 +231,9 @@ COMMAND_FLAGS = {
                  "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
                  "task_bytes", "on_error", "quiet",
                  "verbose"),
+    "shards inspect": ("shards_dir",),
+    "shards show": ("shards_dir", "doc_id", "index", "decode_tokenizer"),
+    "shards verify": ("shards_dir",),
 }
 
 

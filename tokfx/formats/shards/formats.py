@@ -1,0 +1,45 @@
+"""The shard formats, by the name `--format` gives them: each one's files (the shard's name plus
+these suffixes), its writer and its reader.
+
+A shard is written in every chosen format at once (tokfx.formats.shards.writer), one row group
+of documents at a time: a writer is made by `open_writer(open_file, name, vocab_size, metadata)`
+and takes `write_group(doc_ids, flat, lengths, sources)`, then `close()`. `tokfx shards` reads a
+shard back in whichever formats its files are in: `counts(prefix)` gives (documents, tokens),
+`document(prefix, row)` a document's ids (`prefix`: the shard's path without a suffix).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from tokfx.formats.shards.files import Opener
+from tokfx.formats.shards.megatron import MegatronWriter, megatron_counts, megatron_document
+from tokfx.formats.shards.parquet import ParquetShardWriter, parquet_counts, parquet_document
+
+
+@dataclass(frozen=True)
+class ShardFormat:
+    name: str
+    suffixes: tuple[str, ...]  # the last one names the file that holds the counts
+    open_writer: Callable[[Opener, str, int, Mapping[str, str]], object]
+    counts: Callable[[str], tuple[int, int]]
+    document: Callable[[str, int], list[int]]
+    holds_ids: bool = False  # the documents' ids and sources are in its files too
+
+
+FORMATS = {format.name: format for format in (
+    ShardFormat("parquet", (".parquet",),
+                lambda open_file, name, vocab_size, metadata:
+                    ParquetShardWriter(open_file(f"{name}.parquet"), metadata),
+                parquet_counts, parquet_document, holds_ids=True),
+    ShardFormat("megatron", (".bin", ".idx"),
+                lambda open_file, name, vocab_size, metadata: MegatronWriter(open_file, name, vocab_size),
+                megatron_counts, megatron_document),
+)}
+DEFAULT_FORMATS = ("parquet", "megatron")
+
+
+def formats_of(files, name: str) -> list[ShardFormat]:
+    """The formats whose every file a shard `name` has among `files` (names or paths)."""
+    found = {str(file).rsplit("/", 1)[-1] for file in files}
+    return [f for f in FORMATS.values() if all(f"{name}{suffix}" in found for suffix in f.suffixes)]
