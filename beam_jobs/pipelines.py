@@ -33,6 +33,7 @@ from tokfx.formats.counts import write_counts
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
+from tokfx.formats.shards.formats import chosen_formats
 from tokfx.formats.shards.manifest import MANIFEST_JSON
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.models.training import trains_on_lines
@@ -182,6 +183,7 @@ def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra
     return {"inputs": inputs, "text_field": opts.text_field, "id_field": opts.id_field,
             "special_tokens": special_tokens(opts), "on_error": opts.on_error,
             "special_tokens_in_text": opts.special_tokens_in_text, "shard_size": opts.shard_size,
+            "formats": list(chosen_formats(opts.format)),
             "task_bytes": opts.task_bytes,
             "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None, **extra}
 
@@ -203,7 +205,7 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
         opts.output, _read_options(opts), opts.on_error, opts.shard_size, encoding.eos,
         opts.special_tokens_in_text == "split",
         hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
-        progress=not opts.quiet, bos_token=encoding.bos))
+        progress=not opts.quiet, bos_token=encoding.bos, formats=chosen_formats(opts.format)))
     source = encoding.tokenizer.source if encoding.tokenizer is not None else None
     planned = p | "PlanRejected" >> beam.Create(plan.rejected)
     rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
@@ -290,6 +292,8 @@ def _write_counts_file(counted: Counted, destination: str, unit: str = "pretoken
 
 
 def build_count(p, opts: TokfxOptions, encoding: Encoding) -> None:
+    if opts.format:
+        raise ValueError("--format is for tokfx run and tokfx encode --output-dir, not tokfx count")
     resolve_pattern(opts.pattern)
     plan = _plan(opts, _inputs(opts))
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
@@ -348,7 +352,7 @@ def _written(command: str, opts: TokfxOptions, counters: dict[str, int]) -> str:
         if counters.get("documents_rejected", 0) or counters.get("files_rejected", 0):
             written += f", rejected records to {rejected_beside(opts.output)}"
         return written
-    written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ (Parquet, .bin/.idx),"
+    written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ ({', '.join(chosen_formats(opts.format))}),"
                f" {FileSystems.join(opts.output, MANIFEST_JSON)}")
     if command == "run":
         written = f"{FileSystems.join(opts.output, TOKENIZER_DIR)}/, " + written

@@ -14,6 +14,7 @@ from typing import Any
 
 from tokfx.alphabet import DEFAULT_CHARACTER_COVERAGE, NAMES as ALPHABETS, Alphabet, check_character_coverage
 from tokfx.formats.readers.policy import ON_ERROR
+from tokfx.formats.shards.formats import DEFAULT_FORMATS, FORMATS
 from tokfx.models.pathpiece import TIE_BREAKS
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
@@ -160,8 +161,11 @@ _FLAGS = [
          " (for SaGe's line context: tokfx train --counts FILE --lines THIS)"),
     Flag(("--tokenizer",), f"{TOKENIZER_FILES}: tokfx encode --output-dir encodes with it; tokfx run"
          " encodes with it instead of training one (its tokfx.json written into OUTPUT/tokenizer/)"),
-    Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin) before the"
-         " next one starts; each read task writes its own shards", type=byte_size, default="1G"),
+    Flag(("--format",), f"shard formats to write, repeatable or a comma list: {', '.join(FORMATS)}"
+         f" (default: {','.join(DEFAULT_FORMATS)})", action="append"),
+    Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin: 2 or 4 bytes"
+         " an id) before the next one starts; each read task writes its own shards", type=byte_size,
+         default="1G"),
     Flag(("--overwrite",), "replace the output of an earlier run with other settings in --output"
          " (without it, such a run is refused; a run with the same settings resumes)",
          action="store_true"),
@@ -227,7 +231,7 @@ COMMAND_FLAGS = {
              "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
-                 *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
+                 *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "format", "shard_size",
                  "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
                  "task_bytes", "on_error", "quiet",
                  "verbose"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from tokfx.formats.shards.files import Opener
 from tokfx.formats.shards.megatron import MegatronWriter, megatron_counts, megatron_document
+from tokfx.formats.shards.npy import OFFSETS, TOKENS, NumpyWriter, numpy_counts, numpy_document
 from tokfx.formats.shards.parquet import ParquetShardWriter, parquet_counts, parquet_document
 
 
@@ -35,8 +36,24 @@ FORMATS = {format.name: format for format in (
     ShardFormat("megatron", (".bin", ".idx"),
                 lambda open_file, name, vocab_size, metadata: MegatronWriter(open_file, name, vocab_size),
                 megatron_counts, megatron_document),
+    ShardFormat("numpy", (TOKENS, OFFSETS),
+                lambda open_file, name, vocab_size, metadata: NumpyWriter(open_file, name, vocab_size),
+                numpy_counts, numpy_document),
 )}
 DEFAULT_FORMATS = ("parquet", "megatron")
+
+
+def chosen_formats(given: list[str] | None) -> tuple[str, ...]:
+    """The formats of `--format` (repeatable, each a name or a comma list; None: the default),
+    in FORMATS' order whatever the order given, so the same choice is the same run."""
+    if given is None:
+        return DEFAULT_FORMATS
+    names = {name.strip() for value in given for name in value.split(",")}
+    unknown = sorted(names - set(FORMATS))
+    if unknown:
+        raise ValueError(f"--format {', '.join(map(repr, unknown))}: not a shard format (choose from"
+                         f" {', '.join(FORMATS)})")
+    return tuple(name for name in FORMATS if name in names)
 
 
 def formats_of(files, name: str) -> list[ShardFormat]:

@@ -28,6 +28,11 @@ def dtype_for_vocab(vocab_size: int) -> str:
     return "H" if vocab_size < UINT16_VOCAB_LIMIT else "i"
 
 
+def token_dtype(vocab_size: int) -> np.dtype:
+    """The little-endian numpy dtype of a shard's token ids (what the flat token files hold)."""
+    return _LITTLE_ENDIAN[dtype_for_vocab(vocab_size)]
+
+
 class MegatronWriter:
     """Writes `name.bin` as documents arrive and `name.idx` on close, each through `open_file`
     (tokfx.formats.shards.files): the lengths are all it keeps, 4 bytes a document."""
