@@ -50,6 +50,7 @@ from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, TOKENIZER_DIR, Ou
 from beam_jobs.plan import ReadPlan, plan_reads
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
+from beam_jobs.sample import sample_record, sample_tasks
 from beam_jobs.records import TokenizerFile
 from beam_jobs.train import TrainVocab, save_tokenizer_files
 
@@ -120,7 +121,8 @@ class Encoding(NamedTuple):
 
 
 # What --tokenizer makes moot in tokfx run: the flags that only say how to train.
-_TRAINING_ONLY = tuple(name for name in (*TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction")
+_TRAINING_ONLY = tuple(name for name in (*TRAINING, "min_pretoken_count", "max_pretokens", "train_sample",
+                                          "eval_fraction")
                        if name not in ("special_token", "segmenter"))
 
 
@@ -226,19 +228,26 @@ def build_run(p, opts: TokfxOptions, encoding: Encoding) -> dict:
     if not 0 <= opts.eval_fraction < 1:
         raise ValueError(f"--eval-fraction must be in [0, 1), got {opts.eval_fraction}")
     alphabet = Alphabet.named(keywords["alphabet"], keywords["cjk_groups"])
+    plan = _plan(opts, inputs)
+    trained_on = sample_tasks(plan.tasks, opts.train_sample) if opts.train_sample else plan.tasks
     config = config_of(opts, inputs, encoding, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, alphabet=alphabet.to_dict(),
                        **({"character_coverage": keywords["character_coverage"] or DEFAULT_CHARACTER_COVERAGE}
                           if alphabet.name in CHARACTERS else {}),
                        min_pretoken_count=opts.min_pretoken_count,
                        max_pretokens=opts.max_pretokens, eval_fraction=opts.eval_fraction,
-                       **({"training": params} if params else {}))
-    plan = _plan(opts, inputs)
+                       **({"training": params} if params else {}),
+                       **({"train_sample": sample_record(plan.tasks, trained_on, opts.train_sample)}
+                          if opts.train_sample else {}))
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
-    # The first pass: documents counted for training (the rejected records are the second
-    # pass's, which reads the same tasks).
+    # The first pass: documents counted for training, those of the sample's tasks only (the
+    # rejected records are the second pass's, which reads every task).
+    if trained_on != plan.tasks:
+        counted_tasks = p | "SampledPlan" >> beam.Create(trained_on)
+    else:
+        counted_tasks = tasks
     fraction = opts.eval_fraction
-    counted = _count(tasks, plan, opts, _work_dir("run", opts), trains_on_lines(opts.algorithm, params),
+    counted = _count(counted_tasks, plan, opts, _work_dir("run", opts), trains_on_lines(opts.algorithm, params),
                      fraction)
     tokenizer_file = (counted[PRETOKEN]
                       | "TrainVocab" >> TrainVocab(FileSystems.join(opts.output, TOKENIZER_DIR), keywords,
@@ -292,8 +301,6 @@ def _write_counts_file(counted: Counted, destination: str, unit: str = "pretoken
 
 
 def build_count(p, opts: TokfxOptions, encoding: Encoding) -> None:
-    if opts.format:
-        raise ValueError("--format is for tokfx run and tokfx encode --output-dir, not tokfx count")
     resolve_pattern(opts.pattern)
     plan = _plan(opts, _inputs(opts))
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
@@ -383,6 +390,10 @@ def run(command: str, argv: list[str]):
     start = time.perf_counter()
     if opts.lines_output and command != "count":
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
+    if opts.train_sample and command != "run":
+        raise ValueError(f"--train-sample is for tokfx run, not tokfx {command}")
+    if opts.format and command == "count":
+        raise ValueError("--format is for tokfx run and tokfx encode --output-dir, not tokfx count")
     output = OutputDir(opts.output, command) if command in OURS else None
     encoding = encoding_of(command, opts)
     with output.lock() if output else nullcontext():

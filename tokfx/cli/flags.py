@@ -50,6 +50,24 @@ def byte_size(text: str) -> int:
     return value
 
 
+def share_or_size(text: str) -> tuple[str, float | int]:
+    """'10%' or '0.1' -> ("share", 0.1): a share of a corpus; '2G' or '1000000' -> ("bytes", n)."""
+    spelled = text.strip()
+    if spelled.endswith("%"):
+        number, scale = spelled[:-1], 100
+    elif "." in spelled and spelled.replace(".", "", 1).isdigit():
+        number, scale = spelled, 1
+    else:
+        return "bytes", byte_size(text)
+    try:
+        share = float(number) / scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a share like 10% or 0.1, got {text!r}") from None
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share above 0 and at most 100 %, got {text!r}")
+    return "share", share
+
+
 @dataclass(frozen=True)
 class Flag:
     names: tuple[str, ...]  # ("--vocab-size",), ("-q", "--quiet"), or a positional ("files",)
@@ -181,6 +199,10 @@ _FLAGS = [
     Flag(("--append-eos",), f"append the tokenizer's EOS id after every document (its framing's EOS, else"
          f" {DEFAULT_SPECIAL}), or not (--no-append-eos); default: as the tokenizer's own framing does"
          f" (tokfx run: not)", action=argparse.BooleanOptionalAction),
+    Flag(("--train-sample",), "tokfx run: train on a sample of the corpus, a share (10%, 0.1) or a size"
+         " (2G, bytes as stored): whole read tasks chosen by a hash of their file and part; every"
+         " document is still encoded, and the manifest's config records the sample (default: all)",
+         type=share_or_size),
     Flag(("--eval-fraction",), "tokfx run: hold out about this share of documents (by a hash of their"
          " id) from training, and write the trained tokenizer's eval report on them into"
          " OUTPUT/eval/ (they are still in the shards)", type=float, default=0.0),
@@ -231,7 +253,7 @@ COMMAND_FLAGS = {
              "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field",
-                 *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "format", "shard_size",
+                 *TRAINING, "min_pretoken_count", "max_pretokens", "train_sample", "eval_fraction", "format", "shard_size",
                  "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
                  "task_bytes", "on_error", "quiet",
                  "verbose"),
