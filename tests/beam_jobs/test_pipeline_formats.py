@@ -30,16 +30,17 @@ def _run(corpus, out, *formats):
 @pytest.fixture(scope="module")
 def with_numpy(corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "out"
-    return out, _run(corpus, out, "numpy,parquet")
+    return out, _run(corpus, out, "numpy,parquet", "datatrove")
 
 
-def test_the_numpy_files_hold_the_parquet_shards_ids_and_the_manifest_lists_them(with_numpy):
+def test_the_numpy_and_datatrove_files_hold_the_parquet_shards_ids_and_the_manifest_lists_them(with_numpy):
     out, manifest = with_numpy
-    assert manifest["config"]["formats"] == ["parquet", "numpy"]
+    assert manifest["config"]["formats"] == ["parquet", "numpy", "datatrove"]
     assert len(manifest["shards"]) > 2
     for shard in manifest["shards"]:
         prefix = f"shards/{shard['name']}"
-        assert sorted(shard["files"]) == [f"{prefix}.offsets.npy", f"{prefix}.parquet", f"{prefix}.tokens.npy"]
+        assert sorted(shard["files"]) == [f"{prefix}.{suffix}" for suffix in
+                                          ("ds", "ds.index", "offsets.npy", "parquet", "tokens.npy")]
         for name, digest in shard["files"].items():
             data = (out / name).read_bytes()
             assert (hashlib.sha256(data).hexdigest(), len(data)) == (digest, shard["sizes"][name])
@@ -48,6 +49,11 @@ def test_the_numpy_files_hold_the_parquet_shards_ids_and_the_manifest_lists_them
         assert tokens.dtype == np.uint16 and len(tokens) == shard["tokens"]
         expected = pq.read_table(out / f"{prefix}.parquet").column("input_ids").to_pylist()
         assert [tokens[offsets[k]:offsets[k + 1]].tolist() for k in range(len(offsets) - 1)] == expected
+        # datatrove's layout (its own reader: tests/formats/test_shard_formats.py): the ids, and
+        # every document's end as uint64.
+        assert np.fromfile(out / f"{prefix}.ds", "<u2").tolist() == [i for ids in expected for i in ids]
+        assert np.fromfile(out / f"{prefix}.ds.index", "<u8").tolist() == np.cumsum(
+            [len(ids) for ids in expected]).tolist()
     assert not list((out / "shards").glob("*.bin"))
 
 

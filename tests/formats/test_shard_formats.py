@@ -20,8 +20,8 @@ def _docs(seed, vocab_size, count=60):
     return docs + [("empty", [], "s:0")]
 
 
-def _write(directory, docs, vocab_size, formats, row_group_bytes=256):
-    writer = ShardWriter(local_opener(directory), "s", vocab_size, {}, row_group_bytes, formats=formats)
+def _write(directory, docs, vocab_size, formats, row_group_bytes=256, name="s"):
+    writer = ShardWriter(local_opener(directory), name, vocab_size, {}, row_group_bytes, formats=formats)
     for doc_id, ids, source in docs:
         writer.add(doc_id, array("i", ids), source, 1)
     return writer.close()
@@ -72,5 +72,37 @@ def test_the_formats_given_in_any_order_or_spelling_are_one_choice(given, chosen
 
 @pytest.mark.parametrize("given", [["npy"], ["parquet,"], ["parquet,mds"]])
 def test_a_format_tokfx_does_not_write_is_refused(given):
-    with pytest.raises(ValueError, match=r"not a shard format \(choose from parquet, megatron, numpy"):
+    with pytest.raises(ValueError, match=r"not a shard format \(choose from parquet, megatron, numpy, datatrove"):
         chosen_formats(given)
+
+
+def _datatrove_dataset():
+    pytest.importorskip("torch", reason="datatrove's dataset class needs torch (pip install torch datatrove)")
+    return pytest.importorskip("datatrove.utils.dataset",
+                               reason="datatrove reads the .ds files (pip install datatrove)").DatatroveFolderDataset
+
+
+@pytest.mark.parametrize("vocab_size, token_size", [(300, 2), (70_000, 4)])
+def test_datatroves_own_dataset_reads_the_ds_files(tmp_path, vocab_size, token_size):
+    folder_dataset = _datatrove_dataset()
+    # No empty document: datatrove's positions take a repeated end for a reset (docs/algorithms.md).
+    docs = [d for d in _docs(vocab_size, vocab_size, count=80) if d[1]]
+    for part in range(2):
+        _write(tmp_path, docs[part::2], vocab_size, ("parquet", "datatrove"), name=f"shard-{part}")
+    seq_len = 15
+    dataset = folder_dataset(str(tmp_path), seq_len=seq_len, token_size=token_size, return_positions=True)
+    windows = seq_len + 1
+    start = 0
+    for part in range(2):  # its files in sorted order, each cut into whole windows
+        table = pq.read_table(tmp_path / f"shard-{part}.parquet").column("input_ids").to_pylist()
+        flat = [i for ids in table for i in ids]
+        ends = np.cumsum([len(ids) for ids in table]).tolist()
+        count = len(flat) // windows
+        for w in range(count):
+            item = dataset[start + w]
+            assert item["input_ids"].tolist() == flat[w * windows:(w + 1) * windows]
+            expected = [g - max([w * windows] + [e for e in ends if e <= g])
+                        for g in range(w * windows, (w + 1) * windows)]
+            assert item["positions"].tolist() == expected
+        start += count
+    assert len(dataset) == start

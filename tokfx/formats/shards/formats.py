@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from tokfx.formats.shards.datatrove_ds import DS, INDEX, DatatroveWriter, datatrove_counts, datatrove_document
 from tokfx.formats.shards.files import Opener
 from tokfx.formats.shards.megatron import MegatronWriter, megatron_counts, megatron_document
 from tokfx.formats.shards.npy import OFFSETS, TOKENS, NumpyWriter, numpy_counts, numpy_document
@@ -39,6 +40,9 @@ FORMATS = {format.name: format for format in (
     ShardFormat("numpy", (TOKENS, OFFSETS),
                 lambda open_file, name, vocab_size, metadata: NumpyWriter(open_file, name, vocab_size),
                 numpy_counts, numpy_document),
+    ShardFormat("datatrove", (DS, INDEX),
+                lambda open_file, name, vocab_size, metadata: DatatroveWriter(open_file, name, vocab_size),
+                datatrove_counts, datatrove_document),
 )}
 DEFAULT_FORMATS = ("parquet", "megatron")
 
