@@ -80,6 +80,11 @@ def test_a_numpy_only_output_shows_a_document_by_index_but_has_no_ids(corpus, wi
     assert f"ids:        {json.dumps(rows[5]['input_ids'])}\n" in printed and "\nid:" not in printed
     assert main(["shards", "show", str(out), "--id", rows[5]["id"]]) == 2
     assert "no format that keeps document ids (parquet)" in capsys.readouterr().err
+    assert main(["shards", "inspect", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{manifest['shards'][0]['name']:<24}{manifest['shards'][0]['documents']:>12,}" in printed
+    assert printed.rstrip().endswith("source files: not shown, the shards have no Parquet files (the"
+                                     " documents' sources are kept there: --format parquet)")
 
 
 def test_an_unknown_format_is_refused_before_anything_is_written(corpus, tmp_path):

@@ -199,7 +199,7 @@ _FLAGS = [
     Flag(("--append-eos",), f"append the tokenizer's EOS id after every document (its framing's EOS, else"
          f" {DEFAULT_SPECIAL}), or not (--no-append-eos); default: as the tokenizer's own framing does"
          f" (tokfx run: not)", action=argparse.BooleanOptionalAction),
-    Flag(("--train-sample",), "tokfx run: train on a sample of the corpus, a share (10%, 0.1) or a size"
+    Flag(("--train-sample",), "tokfx run: train on a sample of the corpus, a share (10%%, 0.1) or a size"
          " (2G, bytes as stored): whole read tasks chosen by a hash of their file and part; every"
          " document is still encoded, and the manifest's config records the sample (default: all)",
          type=share_or_size),

@@ -35,9 +35,13 @@ def inspect(args) -> None:
         size = f"{sum(shard['sizes'].values()):,}" if "sizes" in shard else "-"
         lines.append(f"{shard['name']:<24}{shard['documents']:>12,}{shard['tokens']:>14,}"
                      f"{shard.get('bytes', 0):>16,}{size:>16}")
-    lines += ["", f"{'documents':>12}{'tokens':>14}  source file"]
-    lines += [f"{documents:>12,}{tokens:>14,}  {file}"
-              for file, (documents, tokens) in sorted(out.per_source_file().items())]
+    if out.keeps_sources():
+        lines += ["", f"{'documents':>12}{'tokens':>14}  source file"]
+        lines += [f"{documents:>12,}{tokens:>14,}  {file}"
+                  for file, (documents, tokens) in sorted(out.per_source_file().items())]
+    else:
+        lines += ["", "source files: not shown, the shards have no Parquet files (the documents'"
+                      " sources are kept there: --format parquet)"]
     print("\n".join(lines))
 
 

@@ -69,6 +69,10 @@ class ShardsDir:
     def formats(self, shard: dict) -> list[ShardFormat]:
         return formats_of(shard["files"], shard["name"])
 
+    def keeps_sources(self) -> bool:
+        """Whether every shard has a format that keeps the documents' ids and sources."""
+        return all(any(f.holds_ids for f in self.formats(shard)) for shard in self.shards)
+
     def _with_ids(self, shard: dict) -> ShardFormat:
         found = [f for f in self.formats(shard) if f.holds_ids]
         if not found:
