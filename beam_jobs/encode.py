@@ -23,6 +23,7 @@ from apache_beam.utils.shared import Shared
 
 from tokfx.formats.documents import Document, utf8_length
 from tokfx.formats.readers import ReadOptions
+from tokfx.formats.shards.formats import DEFAULT_FORMATS
 from tokfx.formats.shards.writer import ShardWriter
 from beam_jobs.files import create
 from beam_jobs.plan import ReadTask
@@ -49,6 +50,7 @@ class EncodeSettings(NamedTuple):
     bos_token: str | None = None  # put before every document (a special or control token's name)
     progress_dir: str | None = None  # where the run's progress is reported (beam_jobs.progress)
     progress_every: float = EVERY
+    formats: tuple[str, ...] = DEFAULT_FORMATS  # the shard formats (tokfx.formats.shards.formats)
 
 
 def reserved_ids(tokenizer, *names: str | None) -> array:
@@ -195,7 +197,8 @@ class _EncodeTask(beam.DoFn):
 
     def _open(self, task: int, part: int, vocab_size: int, metadata: dict) -> ShardWriter:
         return ShardWriter(lambda name: create(self._temporary(name)), shard_name(task, part),
-                           vocab_size, metadata, kept=self.settings.read_options.keep)
+                           vocab_size, metadata, kept=self.settings.read_options.keep,
+                           formats=self.settings.formats)
 
     def _close(self, writer: ShardWriter, task: ReadTask, part: int, key: str,
                items_end: int) -> ShardReceipt:

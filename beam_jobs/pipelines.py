@@ -35,6 +35,7 @@ from tokfx.formats.counts import write_counts
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
+from tokfx.formats.shards.formats import chosen_formats
 from tokfx.formats.shards.manifest import MANIFEST_JSON
 from tokfx.formats.shards.parquet import shard_schema
 from tokfx.formats.shards.placement import is_held_out
@@ -54,6 +55,7 @@ from beam_jobs.plan import ReadPlan, plan_reads
 from beam_jobs.progress import COUNTING, ENCODING, RunProgress
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
+from beam_jobs.sample import sample_record, sample_tasks
 from beam_jobs.records import TokenizerFile
 from beam_jobs.totals import check_written, describe, totals
 from beam_jobs.train import TrainVocab, save_tokenizer_files
@@ -140,7 +142,8 @@ class Encoding(NamedTuple):
 
 
 # What --tokenizer makes moot in tokfx run: the flags that only say how to train.
-_TRAINING_ONLY = tuple(name for name in (*TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction")
+_TRAINING_ONLY = tuple(name for name in (*TRAINING, "min_pretoken_count", "max_pretokens", "train_sample",
+                                          "eval_fraction")
                        if name not in ("special_token", "segmenter"))
 
 
@@ -203,6 +206,7 @@ def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra
     return {"inputs": inputs, "text_field": opts.text_field, "id_field": opts.id_field,
             "special_tokens": special_tokens(opts), "on_error": opts.on_error,
             "special_tokens_in_text": opts.special_tokens_in_text, "shard_size": opts.shard_size,
+            "formats": list(chosen_formats(opts.format)),
             "task_bytes": opts.task_bytes,
             "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None,
             # Only when given: the config (and so the receipts' key) of a run without it is unchanged.
@@ -236,7 +240,7 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
         opts.special_tokens_in_text == "split",
         hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
         progress=not opts.quiet, bos_token=encoding.bos, progress_dir=_progress_dir(command, opts),
-        progress_every=progress.EVERY))
+        progress_every=progress.EVERY, formats=chosen_formats(opts.format)))
     source = encoding.tokenizer.source if encoding.tokenizer is not None else None
     planned = p | "PlanRejected" >> beam.Create(plan.rejected)
     rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
@@ -257,19 +261,26 @@ def build_run(p, opts: TokfxOptions, encoding: Encoding) -> Built:
     if not 0 <= opts.eval_fraction < 1:
         raise ValueError(f"--eval-fraction must be in [0, 1), got {opts.eval_fraction}")
     alphabet = Alphabet.named(keywords["alphabet"], keywords["cjk_groups"])
+    plan = _plan(opts, inputs)
+    trained_on = sample_tasks(plan.tasks, opts.train_sample) if opts.train_sample else plan.tasks
     config = config_of(opts, inputs, encoding, algorithm=opts.algorithm, vocab_size=opts.vocab_size,
                        pattern=opts.pattern, alphabet=alphabet.to_dict(),
                        **({"character_coverage": keywords["character_coverage"] or DEFAULT_CHARACTER_COVERAGE}
                           if alphabet.name in CHARACTERS else {}),
                        min_pretoken_count=opts.min_pretoken_count,
                        max_pretokens=opts.max_pretokens, eval_fraction=opts.eval_fraction,
-                       **({"training": params} if params else {}))
-    plan = _plan(opts, inputs)
+                       **({"training": params} if params else {}),
+                       **({"train_sample": sample_record(plan.tasks, trained_on, opts.train_sample)}
+                          if opts.train_sample else {}))
     tasks = p | "ReadPlan" >> beam.Create(plan.tasks)
-    # The first pass: documents counted for training (the rejected records are the second
-    # pass's, which reads the same tasks).
+    # The first pass: documents counted for training, those of the sample's tasks only (the
+    # rejected records are the second pass's, which reads every task).
+    if trained_on != plan.tasks:
+        counted_tasks = p | "SampledPlan" >> beam.Create(trained_on)
+    else:
+        counted_tasks = tasks
     fraction = opts.eval_fraction
-    counted = _count(tasks, plan, opts, "run", trains_on_lines(opts.algorithm, params), fraction)
+    counted = _count(counted_tasks, plan, opts, "run", trains_on_lines(opts.algorithm, params), fraction)
     tokenizer_file = (counted[PRETOKEN]
                       | "TrainVocab" >> TrainVocab(FileSystems.join(opts.output, TOKENIZER_DIR), keywords,
                                                    progress=not opts.quiet, lines=counted.get(LINE)))
@@ -403,7 +414,7 @@ def _written(command: str, opts: TokfxOptions, counts: dict[str, int]) -> str:
         if counts["documents_rejected"] or counts["files_rejected"]:
             written += f", rejected records to {rejected_beside(opts.output)}"
         return written
-    written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ (Parquet, .bin/.idx),"
+    written = (f"{FileSystems.join(opts.output, SHARDS_DIR)}/ ({', '.join(chosen_formats(opts.format))}),"
                f" {FileSystems.join(opts.output, MANIFEST_JSON)}")
     if command == "run":
         written = f"{FileSystems.join(opts.output, TOKENIZER_DIR)}/, " + written
@@ -467,6 +478,10 @@ def run(command: str, argv: list[str]):
         raise ValueError(f"--lines-output is for tokfx count, not tokfx {command}")
     if opts.keep_fields and command == "count":
         raise ValueError("--keep-fields is for tokfx run and tokfx encode --output-dir (their shards), not tokfx count")
+    if opts.train_sample and command != "run":
+        raise ValueError(f"--train-sample is for tokfx run, not tokfx {command}")
+    if opts.format and command == "count":
+        raise ValueError("--format is for tokfx run and tokfx encode --output-dir, not tokfx count")
     output = OutputDir(opts.output, command) if command in OURS else None
     if output:
         output.check()

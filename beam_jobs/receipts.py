@@ -21,10 +21,10 @@ from typing import NamedTuple
 
 from apache_beam.io.filesystems import FileSystems
 
+from tokfx.formats.shards.manifest import SHARDS_DIR
 from beam_jobs.files import read_json, sha256, write_json
 from beam_jobs.plan import ReadTask
 
-SHARDS_DIR = "shards"
 RECEIPTS_DIR = "receipts"
 
 
@@ -54,7 +54,7 @@ class ShardReceipt(NamedTuple):
     bytes: int  # the documents' text, in UTF-8 bytes
 
     def manifest_entry(self) -> dict:
-        return {"name": self.name, "files": self.files, "documents": self.documents,
+        return {"name": self.name, "files": self.files, "sizes": self.sizes, "documents": self.documents,
                 "empty_documents": self.empty_documents, "tokens": self.tokens,
                 "bytes": self.bytes}
 

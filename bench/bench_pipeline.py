@@ -1,6 +1,7 @@
 """The pipeline benchmark of issue 13: `tokfx encode --output-dir` and `tokfx run` against the
 plain `multiprocessing.Pool` script (bench/plain_encode.py) around our `Tokenizer` and around
-tiktoken, at several corpus sizes, side by side: median wall time, MB/s and the peak RSS of each
+tiktoken, and `tokfx run --train-sample` against `tokfx run` (issue 28), at several corpus
+sizes, side by side: median wall time, MB/s and the peak RSS of each
 job's whole process tree. A benchmark, not a test: it prints, it asserts nothing.
 
 Run with the interpreter where tokfx is installed, from outside the checkout (the pipeline's
@@ -34,7 +35,7 @@ from jsonl_corpus import build, describe  # noqa: E402
 
 FIXTURES = BENCH.parent / "tests" / "fixtures"
 EOT = "<|endoftext|>"
-JOBS = ("plain-tokfx", "plain-tiktoken", "encode", "run")
+JOBS = ("plain-tokfx", "plain-tiktoken", "encode", "run", "run-sample")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -87,15 +88,18 @@ def gpt2_tokenizer(workdir: Path) -> Path:
 
 
 def commands(job: str, files: list[str], tokenizer: Path, out: Path, args) -> list[str]:
-    tokfx = str(Path(sys.executable).with_name("tokfx"))
+    # The installed tokfx, or the one PYTHONPATH names (`-m`: the same entry point as the command).
+    tokfx = [sys.executable, "-m", "tokfx.cli"]
     beam = ["-q", f"--direct_num_workers={args.workers}", "--direct_running_mode=multi_processing"]
     pattern = str(Path(files[0]).parent / "part-*.jsonl.zst")
     if job.startswith("plain"):
         return [sys.executable, str(BENCH / "plain_encode.py"), str(tokenizer), *files, "--output-dir", str(out),
                 "--workers", str(args.workers), *(["--tiktoken"] if job == "plain-tiktoken" else [])]
     if job == "encode":
-        return [tokfx, "encode", str(tokenizer), "--output-dir", str(out), "--input", pattern, *beam]
-    return [tokfx, "run", "--input", pattern, "--output", str(out), "--vocab-size", str(args.vocab_size), *beam]
+        return [*tokfx, "encode", str(tokenizer), "--output-dir", str(out), "--input", pattern, *beam]
+    sample = ["--train-sample", args.train_sample] if job == "run-sample" else []
+    return [*tokfx, "run", "--input", pattern, "--output", str(out), "--vocab-size", str(args.vocab_size),
+            *sample, *beam]
 
 
 def tokens_written(job: str, result: dict, out: Path) -> int | None:
@@ -149,6 +153,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--vocab-size", type=int, default=32000, help="tokfx run's vocabulary")
+    parser.add_argument("--train-sample", default="10%", help="run-sample's --train-sample")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/tokfx-bench"),
                         help="corpora (kept), tokenizer and the jobs' outputs (deleted after each job)")
     parser.add_argument("--mutate", type=float, default=0.1, help="share of words mutated per repeated copy")
@@ -189,7 +194,9 @@ def main() -> None:
         speed = {job: (s[job] or {}).get("mb_s") for job in JOBS if job in s}
         print(f"  {size:g} MB: encode / plain-tokfx throughput {ratio(speed.get('encode'), speed.get('plain-tokfx'))}"
               f" (target >= 0.8 at >= 1 GB); run / encode {ratio(speed.get('run'), speed.get('encode'))} (>= 0.6);"
-              f" encode / plain-tiktoken {ratio(speed.get('encode'), speed.get('plain-tiktoken'))}")
+              f" encode / plain-tiktoken {ratio(speed.get('encode'), speed.get('plain-tiktoken'))};"
+              f" run-sample / run {ratio(speed.get('run-sample'), speed.get('run'))}"
+              f" (--train-sample {args.train_sample}: whole files of the 8, by hash)")
     if len(sizes) > 1:
         small, large = tables[min(sizes)]["summary"], tables[max(sizes)]["summary"]
         for job in ("encode", "run"):

@@ -78,8 +78,9 @@ def test_an_underscore_spelling_of_a_tokfx_flag_is_refused(argv, right, tmp_path
 
 
 def test_every_flag_that_takes_a_tokenizer_names_the_files_it_reads():
-    takes = [flag for flag in FLAGS.values() if flag.name in ("tokenizer", "tokenizer_dir", "tokenizers")]
-    assert len(takes) == 3
+    takes = [flag for flag in FLAGS.values()
+             if flag.name in ("tokenizer", "tokenizer_dir", "tokenizers", "decode_tokenizer")]
+    assert len(takes) == 4
     for flag in takes:
         assert TOKENIZER_FILES in flag.help, flag.names
     for kind in ("tokfx.json", "tokenizer.json", ".model", "tekken.json", "rank files"):

@@ -14,6 +14,7 @@ from typing import Any
 
 from tokfx.alphabet import DEFAULT_CHARACTER_COVERAGE, NAMES as ALPHABETS, Alphabet, check_character_coverage
 from tokfx.formats.readers.policy import DEFAULT_MAX_REJECTED, ON_ERROR, rejected_limit
+from tokfx.formats.shards.formats import DEFAULT_FORMATS, FORMATS
 from tokfx.models.pathpiece import TIE_BREAKS
 from tokfx.models.registry import TRAINERS
 from tokfx.models.sage.trainer import CONTEXTS
@@ -65,6 +66,24 @@ def max_rejected(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def share_or_size(text: str) -> tuple[str, float | int]:
+    """'10%' or '0.1' -> ("share", 0.1): a share of a corpus; '2G' or '1000000' -> ("bytes", n)."""
+    spelled = text.strip()
+    if spelled.endswith("%"):
+        number, scale = spelled[:-1], 100
+    elif "." in spelled and spelled.replace(".", "", 1).isdigit():
+        number, scale = spelled, 1
+    else:
+        return "bytes", byte_size(text)
+    try:
+        share = float(number) / scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a share like 10% or 0.1, got {text!r}") from None
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share above 0 and at most 100 %, got {text!r}")
+    return "share", share
 
 
 @dataclass(frozen=True)
@@ -188,8 +207,11 @@ _FLAGS = [
          " (for SaGe's line context: tokfx train --counts FILE --lines THIS)"),
     Flag(("--tokenizer",), f"{TOKENIZER_FILES}: tokfx encode --output-dir encodes with it; tokfx run"
          " encodes with it instead of training one (its tokfx.json written into OUTPUT/tokenizer/)"),
-    Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin) before the"
-         " next one starts; each read task writes its own shards", type=byte_size, default="1G"),
+    Flag(("--format",), f"shard formats to write, repeatable or a comma list: {', '.join(FORMATS)}"
+         f" (default: {','.join(DEFAULT_FORMATS)})", action="append"),
+    Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin: 2 or 4 bytes"
+         " an id) before the next one starts; each read task writes its own shards", type=byte_size,
+         default="1G"),
     Flag(("--overwrite",), "replace the output of an earlier run with other settings in --output"
          " (without it, such a run is refused; a run with the same settings resumes)",
          action="store_true"),
@@ -205,6 +227,10 @@ _FLAGS = [
     Flag(("--append-eos",), f"append the tokenizer's EOS id after every document (its framing's EOS, else"
          f" {DEFAULT_SPECIAL}), or not (--no-append-eos); default: as the tokenizer's own framing does"
          f" (tokfx run: not)", action=argparse.BooleanOptionalAction),
+    Flag(("--train-sample",), "tokfx run: train on a sample of the corpus, a share (10%%, 0.1) or a size"
+         " (2G, bytes as stored): whole read tasks chosen by a hash of their file and part; every"
+         " document is still encoded, and the manifest's config records the sample (default: all)",
+         type=share_or_size),
     Flag(("--eval-fraction",), "tokfx run: hold out about this share of documents (by a hash of their"
          " id) from training, and write the trained tokenizer's eval report on them into"
          " OUTPUT/eval/ (they are still in the shards)", type=float, default=0.0),
@@ -225,6 +251,16 @@ _FLAGS = [
     Flag(("--alpha",), "Rényi efficiency order", type=float, default=2.5),
     Flag(("--window",), "context diversity: neighbours within this many positions", type=int, default=2),
     Flag(("--no-plots",), "metrics only, no figures", action="store_true"),
+    # Looking into an output directory (tokfx shards).
+    Flag(("directory",), "an output directory of tokfx run or tokfx encode --output-dir (its"
+         " manifest.json and shards/)", metavar="DIR", key="shards_dir"),
+    Flag(("--id",), "the document with this id (as in the Parquet shards' id column)", dest="doc_id",
+         key="doc_id"),
+    Flag(("--index",), "the N-th document of the output, from 0 (the shards in the manifest's order)",
+         type=int, metavar="N"),
+    Flag(("--tokenizer",), f"{TOKENIZER_FILES} to decode with (default: DIR/tokenizer/, or the file"
+         f" the manifest says the tokenizer was loaded from); its hash must be the manifest's",
+         key="decode_tokenizer"),
 ]
 
 FLAGS: dict[str, Flag] = {flag.name: flag for flag in _FLAGS}
@@ -246,10 +282,13 @@ COMMAND_FLAGS = {
              "window", "no_plots", "quiet"),
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field", "keep_fields",
-                 *TRAINING, "min_pretoken_count", "max_pretokens", "eval_fraction", "shard_size",
+                 *TRAINING, "min_pretoken_count", "max_pretokens", "train_sample", "eval_fraction", "format", "shard_size",
                  "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
                  "task_bytes", "on_error", "max_rejected", "quiet",
                  "verbose"),
+    "shards inspect": ("shards_dir",),
+    "shards show": ("shards_dir", "doc_id", "index", "decode_tokenizer"),
+    "shards verify": ("shards_dir",),
 }
 
 

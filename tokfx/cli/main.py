@@ -1,4 +1,4 @@
-"""The `tokfx` command: run, count, train, encode, inspect, eval.
+"""The `tokfx` command: run, count, train, encode, inspect, eval, shards.
 
 `run`, `count` and `encode --output-dir` are Beam pipelines (beam_jobs, imported only when one
 of them is asked for); every Beam flag (`--runner`, `--direct_num_workers`, ...) passes through
@@ -10,7 +10,7 @@ import argparse
 import sys
 import warnings
 
-from tokfx.cli import encode, evaluate, inspect, train
+from tokfx.cli import encode, evaluate, inspect, shards, train
 from tokfx.cli.files import os_error_line
 from tokfx.cli.interrupt import report_interrupt, sigterm_raises
 from tokfx.cli.flags import COMMAND_FLAGS, add_flags, refuse_underscore_spellings
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(command.NAME, help=command.HELP, description=command.HELP, allow_abbrev=False)
         add_flags(p, command.NAME)
         p.set_defaults(run=command.run)
+    shards.add_subcommands(sub.add_parser(shards.NAME, help=shards.HELP, description=shards.HELP))
     return parser
 
 
@@ -57,7 +58,7 @@ def _command(argv: list[str]) -> int:
         if argv[:1] and argv[0] in COMMAND_FLAGS:
             refuse_underscore_spellings(argv[1:], argv[0])
         args = build_parser().parse_args(argv)
-        args.run(args)
+        status = args.run(args)  # a command that found something wrong returns its status
     except BrokenPipeError:
         return 0
     except OSError as exc:  # a file that cannot be read or written
@@ -66,4 +67,4 @@ def _command(argv: list[str]) -> int:
     except (ValueError, CorpusError) as exc:
         print(f"tokfx: error: {exc}", file=sys.stderr)
         return 2
-    return 0
+    return status or 0

@@ -1,9 +1,9 @@
 """manifest.json: written last into an output directory, its presence marks a complete output.
 
 It records the config, the tokenizer hash (and the tokenizer's files with sha256 when the run
-wrote them into the output; the file a tokenizer was loaded from, with its sha256, when it was), every shard's files with sha256, and totals that add up: documents read =
+wrote them into the output; the file a tokenizer was loaded from, with its sha256, when it was), every shard's files with sha256 and size, and totals that add up: documents read =
 documents written + documents rejected. No timings, so two runs over
-the same input give the same bytes.
+the same input give the same bytes. `tokfx shards verify` checks a directory against it.
 """
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ import fastjsonschema
 from tokfx.version import __version__
 
 MANIFEST_JSON = "manifest.json"
+# The folder of the shards, in the output directory: the manifest names their files under it.
+SHARDS_DIR = "shards"
 
 
 @cache

@@ -28,6 +28,11 @@ def dtype_for_vocab(vocab_size: int) -> str:
     return "H" if vocab_size < UINT16_VOCAB_LIMIT else "i"
 
 
+def token_dtype(vocab_size: int) -> np.dtype:
+    """The little-endian numpy dtype of a shard's token ids (what the flat token files hold)."""
+    return _LITTLE_ENDIAN[dtype_for_vocab(vocab_size)]
+
+
 class MegatronWriter:
     """Writes `name.bin` as documents arrive and `name.idx` on close, each through `open_file`
     (tokfx.formats.shards.files): the lengths are all it keeps, 4 bytes a document."""
@@ -50,6 +55,12 @@ class MegatronWriter:
         self._bin.write(data.astype(_LITTLE_ENDIAN[self.typecode]).tobytes())
         self._lengths.extend(lengths)
 
+    def write_group(self, doc_ids: list[str], flat: array, lengths: array, sources: list[str],
+                    fields: Sequence[list] = ()) -> None:
+        """A row group of documents (tokfx.formats.shards.writer): their ids and sources are not
+        Megatron's to keep."""
+        self.add_many(flat, lengths)
+
     def close(self) -> None:
         self._bin.close()
         lengths = np.frombuffer(self._lengths, dtype=np.int32) if self._lengths else np.zeros(0, np.int32)
@@ -69,3 +80,32 @@ class MegatronWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def read_lengths(idx_path) -> tuple[np.dtype, np.ndarray]:
+    """The token dtype and every sequence's length from an `.idx` (its header checked)."""
+    with open(idx_path, "rb") as idx:
+        header = idx.read(len(MAGIC) + struct.calcsize("<QBQQ"))
+        if len(header) < len(MAGIC) + struct.calcsize("<QBQQ") or not header.startswith(MAGIC):
+            raise ValueError(f"{idx_path}: not a Megatron .idx (no MMIDIDX header)")
+        version, code, count, _ = struct.unpack_from("<QBQQ", header, len(MAGIC))
+        codes = {c: t for t, c in DTYPE_CODES.items()}
+        if version != VERSION or code not in codes:
+            raise ValueError(f"{idx_path}: version {version}, dtype code {code}: not what tokfx writes")
+        lengths = np.fromfile(idx, dtype="<i4", count=count)
+    if len(lengths) != count:
+        raise ValueError(f"{idx_path}: {count} sequences in the header, {len(lengths)} lengths")
+    return _LITTLE_ENDIAN[codes[code]], lengths
+
+
+def megatron_counts(prefix: str) -> tuple[int, int]:
+    """(documents, tokens) of `prefix.idx`."""
+    _, lengths = read_lengths(f"{prefix}.idx")
+    return len(lengths), int(lengths.sum(dtype=np.int64))
+
+
+def megatron_document(prefix: str, row: int) -> list[int]:
+    """The `row`-th document's ids, read from `prefix.bin` at its place in `prefix.idx`."""
+    dtype, lengths = read_lengths(f"{prefix}.idx")
+    start = int(lengths[:row].sum(dtype=np.int64)) * dtype.itemsize
+    return np.fromfile(f"{prefix}.bin", dtype=dtype, count=int(lengths[row]), offset=start).tolist()

@@ -13,6 +13,7 @@ from itertools import accumulate
 from typing import BinaryIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tokfx.formats.readers.kept_fields import KeptField
@@ -75,3 +76,30 @@ class ParquetShardWriter:
         with contextlib.suppress(OSError, ValueError):
             self._writer.close()
         self.file.close()
+
+def parquet_counts(prefix: str) -> tuple[int, int]:
+    """(documents, tokens) of `prefix.parquet`: its rows and the sum of their num_tokens."""
+    table = pq.read_table(f"{prefix}.parquet", columns=["num_tokens"])
+    return table.num_rows, pc.sum(table.column("num_tokens"), min_count=0).as_py() or 0
+
+
+def parquet_rows(prefix: str, columns: list[str]):
+    """The rows of `prefix.parquet` (dicts of `columns`), one row group in memory at a time."""
+    file = pq.ParquetFile(f"{prefix}.parquet")
+    for group in range(file.num_row_groups):
+        yield from file.read_row_group(group, columns=columns).to_pylist()
+
+
+def parquet_row(prefix: str, row: int) -> dict:
+    """The `row`-th row of `prefix.parquet`, reading only its row group."""
+    file = pq.ParquetFile(f"{prefix}.parquet")
+    for group in range(file.num_row_groups):
+        rows = file.metadata.row_group(group).num_rows
+        if row < rows:
+            return file.read_row_group(group).slice(row, 1).to_pylist()[0]
+        row -= rows
+    raise IndexError(f"{prefix}.parquet has fewer rows")
+
+
+def parquet_document(prefix: str, row: int) -> list[int]:
+    return parquet_row(prefix, row)["input_ids"]

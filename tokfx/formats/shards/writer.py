@@ -1,10 +1,10 @@
-"""One tokenized output shard, written as its documents arrive: a Parquet file
-(tokfx.formats.shards.parquet) plus Megatron `.bin`/`.idx` (tokfx.formats.shards.megatron)
-holding the same documents in the order they were added.
+"""One tokenized output shard, written as its documents arrive, in each of its formats
+(tokfx.formats.shards.formats: by default a Parquet file plus Megatron `.bin`/`.idx`) holding the
+same documents in the order they were added.
 
 The documents are gathered one row group at a time (`row_group_bytes` of token ids), then
-written to both files at once: one Arrow table and one `.bin` write per row group, not a write
-a document. Memory holds one row group and 4 bytes a document for the `.idx`, whatever the size
+handed to every format's writer at once: one Arrow table and one `.bin` write per row group,
+not a write a document. Memory holds one row group and 4 bytes a document for the `.idx`, whatever the size
 of the shard. Each file's sha256 is taken as it is written.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from tokfx.formats.readers.kept_fields import KeptField
 from tokfx.formats.shards.files import HashingFile, Opener
-from tokfx.formats.shards.megatron import MegatronWriter, dtype_for_vocab
-from tokfx.formats.shards.parquet import ParquetShardWriter
+from tokfx.formats.shards.formats import DEFAULT_FORMATS, FORMATS
+from tokfx.formats.shards.megatron import dtype_for_vocab
 
 # Token ids buffered per Parquet row group: large enough for fast reads, small enough that a
 # worker's memory does not notice.
@@ -35,12 +35,14 @@ class ShardInfo:
 
 
 class ShardWriter:
-    """`name.parquet`, `name.bin`, `name.idx` through `open_file`. `add` documents, then
-    `close()` for the ShardInfo. `token_bytes` is the size of the `.bin` so far (what a shard
-    size limit counts)."""
+    """The files of `formats` (names of tokfx.formats.shards.formats.FORMATS; by default
+    `name.parquet`, `name.bin`, `name.idx`) through `open_file`. `add` documents, then `close()`
+    for the ShardInfo. `token_bytes` is the size of the token ids so far, at the shard's dtype
+    (what a shard size limit counts: the size of the `.bin`)."""
 
     def __init__(self, open_file: Opener, name: str, vocab_size: int, metadata: Mapping[str, str],
-                 row_group_bytes: int = ROW_GROUP_BYTES, kept: Sequence[KeptField] = ()):
+                 row_group_bytes: int = ROW_GROUP_BYTES, kept: Sequence[KeptField] = (),
+                 formats: Sequence[str] = DEFAULT_FORMATS):
         """`kept`: the kept fields (--keep-fields), Parquet columns after the ids."""
         self.name = name
         self.info = ShardInfo()
@@ -48,8 +50,8 @@ class ShardWriter:
         self._itemsize = array(dtype_for_vocab(vocab_size)).itemsize
         self._group_ids = row_group_bytes // array("i").itemsize
         self._kept = len(kept)
-        self._parquet = ParquetShardWriter(self._open(open_file, f"{name}.parquet"), metadata, kept)
-        self._megatron = MegatronWriter(lambda file: self._open(open_file, file), name, vocab_size)
+        self._writers = [FORMATS[f].open_writer(lambda file: self._open(open_file, file), name,
+                                                vocab_size, metadata, kept) for f in formats]
         self._start_group()
 
     def _open(self, open_file: Opener, name: str) -> HashingFile:
@@ -64,8 +66,8 @@ class ShardWriter:
         self._fields: list[list] = [[] for _ in range(self._kept)]
 
     def _write_group(self) -> None:
-        self._parquet.write_group(self._doc_ids, self._flat, self._lengths, self._sources, self._fields)
-        self._megatron.add_many(self._flat, self._lengths)
+        for writer in self._writers:
+            writer.write_group(self._doc_ids, self._flat, self._lengths, self._sources, self._fields)
         self._start_group()
 
     @property
@@ -92,15 +94,18 @@ class ShardWriter:
     def close(self) -> ShardInfo:
         if self._doc_ids:
             self._write_group()
-        self._parquet.close()
-        self._megatron.close()
+        for writer in self._writers:
+            writer.close()
         for name in sorted(self._files):
             self.info.files[name] = self._files[name].digest.hexdigest()
             self.info.sizes[name] = self._files[name].size
         return self.info
 
     def abort(self) -> None:
-        """Close every file without finishing them (the caller removes them)."""
-        self._parquet.abort()
+        """Close every file without finishing them (the caller removes them); a format whose
+        writer must be closed first (pyarrow's: ParquetShardWriter.abort) has an `abort`."""
+        for writer in self._writers:
+            if hasattr(writer, "abort"):
+                writer.abort()
         for file in self._files.values():
             file.close()
