@@ -23,7 +23,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
-from id_list cimport id_objects, ids_as_array, ids_as_list
+from id_list cimport id_objects, ids_as_array, ids_as_list, join_runs
 from piece_cache cimport (PieceCache, cache_append_ids, cache_init, cache_slot, cache_store,
                           cacheable, CacheSlot, hash_piece, mix)
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
@@ -84,6 +84,7 @@ cdef class BPEEncoder:
     cdef bint _one_at_a_time  # rank_by_id: one merge per round, the leftmost of the lowest rank
     # whole_tokens: {piece key: id} of the tokens a piece is emitted as whole, or None.
     cdef dict _whole_tokens
+    cdef int32_t _joined  # join_runs_of's token, or -1
 
     def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, char_ids=None,
                  demolition=None, unknown_symbol=None, rank_by_id=False, whole_tokens=None):
@@ -150,6 +151,11 @@ cdef class BPEEncoder:
             for token_id in self._whole_tokens.values():
                 max_id = max(max_id, _checked_id(token_id))
         self._id_objects = id_objects(max_id)
+        self._joined = -1
+
+    def join_runs_of(self, int32_t token_id):
+        """From now on encode_pieces writes each run of token_id as one (tokfx.segmenters.unknown_runs)."""
+        self._joined = _checked_id(token_id)
 
     cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
         cdef Py_ssize_t t, n = starts.shape[0] - 1
@@ -192,6 +198,8 @@ cdef class BPEEncoder:
             start = end
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
+        if self._joined >= 0:
+            join_runs(&self._out, self._joined)
         return ids_as_array(self._out) if as_array else self._out_as_list()
 
     cdef int _encode_into_out(self, const unsigned char* piece, Py_ssize_t size) except -1:

@@ -16,7 +16,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libcpp.vector cimport vector
 
 from greedy cimport greedy
-from id_list cimport id_objects, ids_as_array, ids_as_list
+from id_list cimport id_objects, ids_as_array, ids_as_list, join_runs
 from lattice cimport Best, viterbi, viterbi_tokens
 from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
                           cache_store, cacheable, hash_piece)
@@ -59,6 +59,8 @@ cdef class PathSegmenter:
     # pieces are not cached then).
     cdef double _running
     cdef Best _best
+    cdef int32_t _joined  # join_runs_of's token, or -1
+    cdef Py_ssize_t _num_tokens
     # Of the reversed tokens, but for greedy. Last: its 4 KB root table between the header and
     # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
     # aliasing of those stores with the root table's loads for common symbols.
@@ -98,8 +100,16 @@ cdef class PathSegmenter:
         self._seed = seed
         trie_build(&self._trie, tokens, self._mode != GREEDY)
         self._id_objects = id_objects(len(tokens) - 1)
+        self._num_tokens = len(tokens)
         self._char_ids = None if char_ids is None else array("i", char_ids)
         init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, num_symbols, unknown_symbol)
+        self._joined = -1
+
+    def join_runs_of(self, int32_t token_id):
+        """From now on encode_pieces writes each run of token_id as one (tokfx.segmenters.unknown_runs)."""
+        if not 0 <= token_id < self._num_tokens:
+            raise ValueError(f"token id {token_id} is not a token")
+        self._joined = token_id
 
     cdef int _segment_into_out(self, const int32_t* symbols, Py_ssize_t n) except -1:
         cdef uint64_t state
@@ -168,6 +178,8 @@ cdef class PathSegmenter:
             start = end
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
+        if self._joined >= 0:
+            join_runs(&self._out, self._joined)
         return ids_as_array(self._out) if as_array else ids_as_list(self._out, self._id_objects)
 
     @property
