@@ -22,6 +22,7 @@ from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, c
                           cache_store, cacheable, hash_piece)
 from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward, piece_seed
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
+from double_array cimport DoubleArray, da_build
 from symbol_trie cimport SymbolTrie, trie_build
 
 from array import array
@@ -65,6 +66,7 @@ cdef class PathSegmenter:
     # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
     # aliasing of those stores with the root table's loads for common symbols.
     cdef SymbolTrie _trie
+    cdef DoubleArray _array  # likelihood: _trie as a double array, which its Viterbi walks
 
     def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None, char_ids=None,
                  num_symbols=256, cache_size=1 << 18, scores=None, int float_bits=64, unknown_symbol=None):
@@ -99,6 +101,8 @@ cdef class PathSegmenter:
         self._max_width = max_width
         self._seed = seed
         trie_build(&self._trie, tokens, self._mode != GREEDY)
+        if self._mode == LIKELIHOOD:
+            da_build(&self._array, &self._trie)
         self._id_objects = id_objects(len(tokens) - 1)
         self._num_tokens = len(tokens)
         self._char_ids = None if char_ids is None else array("i", char_ids)
@@ -117,7 +121,7 @@ cdef class PathSegmenter:
         if self._mode == GREEDY:
             return greedy(symbols, n, &self._trie, self._max_width, &self._out)
         if self._mode == LIKELIHOOD:
-            viterbi(symbols, n, &self._trie, self._scores.data(), self._max_width, False, &self._best,
+            viterbi(symbols, n, &self._array, self._scores.data(), self._max_width, False, &self._best,
                     self._float32, self._running)
             if viterbi_tokens(n, &self._best, &self._out) < 0:
                 raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")

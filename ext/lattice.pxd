@@ -11,7 +11,12 @@ from libc.math cimport exp, log
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
+from double_array cimport DoubleArray, da_child, da_token
 from symbol_trie cimport SymbolTrie, trie_child, trie_token
+
+ctypedef fused AnyTrie:  # viterbi walks either layout of the same trie
+    SymbolTrie
+    DoubleArray
 
 cdef extern from *:
     """
@@ -39,7 +44,7 @@ cdef inline double log_sum_exp(double x, double y) noexcept nogil:
     return hi + log(exp(lo - hi) + 1.0)
 
 
-cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* reversed_trie,
+cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* reversed_trie,
                         const double* scores, int max_width, bint skip_whole, Best* best,
                         bint float32=False, double start=0.0) except -1 nogil:
     """The most likely paths of symbols[:n]; with skip_whole, no path is the single token of
@@ -59,10 +64,16 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* 
         chosen_width = 0
         chosen_token = -1
         for w in range(1, min(max_width, e + 1) + 1):
-            node = trie_child(reversed_trie, node, symbols[e - w + 1])
+            if AnyTrie is DoubleArray:
+                node = da_child(reversed_trie, node, symbols[e - w + 1])
+            else:
+                node = trie_child(reversed_trie, node, symbols[e - w + 1])
             if node < 0:
                 break
-            token = trie_token(reversed_trie, node)
+            if AnyTrie is DoubleArray:
+                token = da_token(reversed_trie, node)
+            else:
+                token = trie_token(reversed_trie, node)
             if token < 0:
                 continue
             if w <= e:
