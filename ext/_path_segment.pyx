@@ -5,8 +5,9 @@ cjk alphabet its remapped symbols):
   widths 1..L tried in increasing order); among equal paths the longest last token (L) or a
   uniform random one by reservoir sampling (R), then a backtrack from the end.
 - greedy: the longest token that is a prefix of the rest, left to right (greedy.pxd).
-- likelihood: the most likely path under the tokens' log probabilities (lattice.pxd: Viterbi,
-  the longest last token winning ties).
+- likelihood: the most likely path under the tokens' log probabilities (Viterbi, the longest
+  last token winning ties, over a double array of the reversed tokens: lattice.pxd's in float64,
+  viterbi32.pxd's in float32).
 
 Twin: tokfx.reference.path_segment.
 """
@@ -24,6 +25,7 @@ from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward, piece_see
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
 from double_array cimport DoubleArray, da_build
 from symbol_trie cimport SymbolTrie, trie_build
+from viterbi32 cimport Best32, slot_scores, viterbi32
 
 from array import array
 
@@ -67,6 +69,8 @@ cdef class PathSegmenter:
     # aliasing of those stores with the root table's loads for common symbols.
     cdef SymbolTrie _trie
     cdef DoubleArray _array  # likelihood: _trie as a double array, which its Viterbi walks
+    cdef vector[float] _slot_scores  # float32: per slot of _array, viterbi32.slot_scores
+    cdef Best32 _best32
 
     def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None, char_ids=None,
                  num_symbols=256, cache_size=1 << 18, scores=None, int float_bits=64, unknown_symbol=None):
@@ -103,6 +107,8 @@ cdef class PathSegmenter:
         trie_build(&self._trie, tokens, self._mode != GREEDY)
         if self._mode == LIKELIHOOD:
             da_build(&self._array, &self._trie)
+            if self._float32:
+                slot_scores(&self._array, self._scores.data(), &self._slot_scores)
         self._id_objects = id_objects(len(tokens) - 1)
         self._num_tokens = len(tokens)
         self._char_ids = None if char_ids is None else array("i", char_ids)
@@ -120,13 +126,16 @@ cdef class PathSegmenter:
         cdef Py_ssize_t k
         if self._mode == GREEDY:
             return greedy(symbols, n, &self._trie, self._max_width, &self._out)
+        if self._mode == LIKELIHOOD and self._float32:
+            if viterbi32(symbols, n, &self._array, self._slot_scores.data(), self._max_width, <float>self._running,
+                         &self._best32, &self._out) < 0:
+                raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+            self._running = self._best32.score[n]
+            return 0
         if self._mode == LIKELIHOOD:
-            viterbi(symbols, n, &self._array, self._scores.data(), self._max_width, False, &self._best,
-                    self._float32, self._running)
+            viterbi(symbols, n, &self._array, self._scores.data(), self._max_width, False, &self._best)
             if viterbi_tokens(n, &self._best, &self._out) < 0:
                 raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
-            if self._float32:
-                self._running = self._best.score[n - 1]
             return 0
         state = piece_seed(self._seed, symbols, n) if self._mode == RANDOM else 0
         forward(symbols, n, &self._trie, self._max_width, self._mode, &state, &self._paths)

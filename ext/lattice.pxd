@@ -45,13 +45,10 @@ cdef inline double log_sum_exp(double x, double y) noexcept nogil:
 
 
 cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* reversed_trie,
-                        const double* scores, int max_width, bint skip_whole, Best* best,
-                        bint float32=False, double start=0.0) except -1 nogil:
+                        const double* scores, int max_width, bint skip_whole, Best* best) except -1 nogil:
     """The most likely paths of symbols[:n]; with skip_whole, no path is the single token of
-    all n symbols (the alternative segmentation of a token, for pruning). With float32, path
-    scores are float32 sums of float32 scores, as sentencepiece adds them: a permutation of the
-    same tokens then scores differently, and the rounding, not the tie rule, chooses. `start`:
-    the score the paths start from (a running sum carried over from the pieces before)."""
+    all n symbols (the alternative segmentation of a token, for pruning). Path scores are
+    float64 sums (float32 ones, sentencepiece's, are viterbi32.pxd's)."""
     cdef Py_ssize_t e, w
     cdef int32_t node, token, chosen_width, chosen_token
     cdef double score, top, before
@@ -83,11 +80,8 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* rev
             else:
                 if skip_whole and e == n - 1:
                     continue
-                before = start
-            if float32:
-                score = <float>(<float>before + <float>scores[token])
-            else:
-                score = before + scores[token]
+                before = 0.0
+            score = before + scores[token]
             if chosen_width == 0 or score >= top:
                 top, chosen_width, chosen_token = score, w, token
         best.score[e], best.width[e], best.token[e] = top, chosen_width, chosen_token
