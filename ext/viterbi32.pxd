@@ -12,10 +12,26 @@ from double_array cimport DoubleArray, da_child
 
 cdef extern from *:
     """
+    #include <cstdint>
+    #include <cstring>
     #include <limits>
     static const float VITERBI32_NEG_INF = -std::numeric_limits<float>::infinity();
+
+    // (*top, *width, *slot) = (score, w, node) if score >= *top, by masks rather than a
+    // branch: which candidate wins follows the text, so a branch would mispredict often.
+    static inline void viterbi32_take(float score, int32_t w, int32_t node, float* top, int32_t* width,
+                                      int32_t* slot) {
+        uint32_t mask = -(uint32_t)(score >= *top), s, t;
+        std::memcpy(&s, &score, 4);
+        std::memcpy(&t, top, 4);
+        t = (s & mask) | (t & ~mask);
+        std::memcpy(top, &t, 4);
+        *width = (int32_t)(((uint32_t)w & mask) | ((uint32_t)*width & ~mask));
+        *slot = (int32_t)(((uint32_t)node & mask) | ((uint32_t)*slot & ~mask));
+    }
     """
     const float VITERBI32_NEG_INF
+    void viterbi32_take(float score, int32_t w, int32_t node, float* top, int32_t* width, int32_t* slot) noexcept nogil
 
 
 cdef struct Best32:
@@ -41,8 +57,7 @@ cdef inline int viterbi32(const int32_t* symbols, Py_ssize_t n, const DoubleArra
     path (n > 0). best.score[n] is then the path's score."""
     cdef Py_ssize_t e, w, limit, first = tokens.size(), k
     cdef int32_t node, width, slot
-    cdef float top, score
-    cdef bint take
+    cdef float top
     best.score.resize(n + 1)
     best.width.resize(n)
     best.slot.resize(n)
@@ -58,11 +73,7 @@ cdef inline int viterbi32(const int32_t* symbols, Py_ssize_t n, const DoubleArra
             node = da_child(reversed_array, node, symbols[e - w + 1])
             if node < 0:
                 break
-            score = path[e + 1 - w] + scores[node]
-            take = score >= top  # selected without a branch: which one wins is data, not pattern
-            top = score if take else top
-            width = w if take else width
-            slot = node if take else slot
+            viterbi32_take(path[e + 1 - w] + scores[node], <int32_t>w, node, &top, &width, &slot)
         path[e + 1] = top
         best.width[e] = width if top != VITERBI32_NEG_INF else 0
         best.slot[e] = slot
