@@ -25,9 +25,10 @@ from collections.abc import Sequence
 
 from tokfx._spm_normalize import SentencePieceNormalizerCore
 from tokfx.normalizers.charsmap import decode_charsmap
-from tokfx.normalizers.surrogates import replace_lone_surrogates
+from tokfx.normalizers.surrogates import replace_lone_surrogates, utf8_encodable
 
 SPACE_SYMBOL = "\u2581"
+_SPACES = re.compile("  +")
 
 
 class SentencePieceNormalizer:
@@ -100,10 +101,32 @@ class SentencePieceNormalizer:
         return not (self._single or self._multi)
 
     def normalize(self, text: str) -> str:
+        if self.is_identity and not self._user:
+            return self._whitespace_rules(utf8_encodable(text))
         try:
             return self._core.normalize(text)
         except UnicodeEncodeError:
             return self._core.normalize(replace_lone_surrogates(text))
+
+    def _whitespace_rules(self, text: str) -> str:
+        """normalize without rules or user symbols (tokfx's own `sentencepiece` pattern): every
+        piece is one character, so the whitespace rules are a few str operations, which run
+        faster than the core's loop."""
+        if not text:
+            return ""
+        space = self._space
+        dummy = space if self.add_dummy_prefix else ""
+        if not self.remove_extra_whitespaces:
+            body = text.replace(" ", space) if self.escape_whitespaces else text
+            return body + dummy if self.treat_whitespace_as_suffix else dummy + body
+        # Runs of spaces collapsed and leading ones cut; the trailing strip also takes the text's
+        # own trailing "▁" when escaping, as sentencepiece's does.
+        body = _SPACES.sub(" ", text).lstrip(" ")
+        if self.escape_whitespaces:
+            body = body.replace(" ", space)
+        if not body:
+            return ""  # spaces alone: sentencepiece drops them before the dummy prefix
+        return body.rstrip(space) + dummy if self.treat_whitespace_as_suffix else (dummy + body).rstrip(space)
 
     def pieces(self, text: str):
         """The replacement of each piece of `text` in order, as sentencepiece's NormalizePrefix
