@@ -54,6 +54,7 @@ class SentencePieceNormalizer:
         self.user_defined_symbols = tuple(symbols)
         self._user = re.compile("|".join(map(re.escape, symbols))) if symbols else None
         self._space = SPACE_SYMBOL if escape_whitespaces else " "
+        self._whitespace_only = not (self._single or self._multi or symbols)
         self._core = SentencePieceNormalizerCore(charsmap, add_dummy_prefix, remove_extra_whitespaces,
                                                  escape_whitespaces, treat_whitespace_as_suffix, symbols)
 
@@ -101,19 +102,16 @@ class SentencePieceNormalizer:
         return not (self._single or self._multi)
 
     def normalize(self, text: str) -> str:
-        if self.is_identity and not self._user:
-            return self._whitespace_rules(utf8_encodable(text))
-        try:
-            return self._core.normalize(text)
-        except UnicodeEncodeError:
-            return self._core.normalize(replace_lone_surrogates(text))
-
-    def _whitespace_rules(self, text: str) -> str:
-        """normalize without rules or user symbols (tokfx's own `sentencepiece` pattern): every
-        piece is one character, so the whitespace rules are a few str operations, which run
-        faster than the core's loop."""
+        if not self._whitespace_only:
+            try:
+                return self._core.normalize(text)
+            except UnicodeEncodeError:
+                return self._core.normalize(replace_lone_surrogates(text))
+        # No rules or user symbols (tokfx's own `sentencepiece` pattern): every piece is one
+        # character, so the whitespace rules are a few str operations, faster than the core's loop.
         if not text:
             return ""
+        text = utf8_encodable(text)
         space = self._space
         dummy = space if self.add_dummy_prefix else ""
         if not self.remove_extra_whitespaces:
