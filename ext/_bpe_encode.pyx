@@ -23,7 +23,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
-from id_list cimport id_objects, ids_as_array, ids_as_list
+from id_list cimport id_objects, ids_as_array, ids_as_list, join_runs
 from piece_cache cimport (PieceCache, cache_append_ids, cache_init, cache_slot, cache_store,
                           cacheable, CacheSlot, hash_piece, mix)
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
@@ -84,6 +84,13 @@ cdef class BPEEncoder:
     cdef bint _one_at_a_time  # rank_by_id: one merge per round, the leftmost of the lowest rank
     # whole_tokens: {piece key: id} of the tokens a piece is emitted as whole, or None.
     cdef dict _whole_tokens
+    cdef int32_t _joined  # join_runs_of's token, or -1
+    # Per id: it is the left or right part of some merge. An id that is neither never merges,
+    # so a long piece is merged run by run between such ids (a CJK text's fallback bytes or
+    # unknown characters), each run on its own: merges in one run do not touch another.
+    cdef vector[unsigned char] _merges_in
+    cdef vector[int32_t] _whole_piece
+    cdef vector[int32_t] _merged
 
     def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, char_ids=None,
                  demolition=None, unknown_symbol=None, rank_by_id=False, whole_tokens=None):
@@ -127,6 +134,7 @@ cdef class BPEEncoder:
         while slots < 2 * len(merges):
             slots *= 2
         self._rank_slots.assign(slots, RankSlot(EMPTY_PAIR, NO_RANK, 0))
+        self._merges_in.assign(max(symbol_ids, default=0) + 1, False)
         self._one_at_a_time = rank_by_id
         for rank, (left, right, merged) in enumerate(merges):
             for token_id in (left, right, merged):
@@ -135,6 +143,9 @@ cdef class BPEEncoder:
                 if merged == NO_RANK:
                     raise ValueError(f"with rank_by_id a merged id must be below {NO_RANK}, the rank of no merge")
                 rank = merged
+            if max(left, right) >= <Py_ssize_t>self._merges_in.size():
+                self._merges_in.resize(max(left, right) + 1, False)
+            self._merges_in[left] = self._merges_in[right] = True
             slot = self._rank_slot(pair_key(left, right))
             if slot.pair == EMPTY_PAIR:  # else the pair is listed twice and keeps its first rank
                 slot[0] = RankSlot(pair_key(left, right), rank, merged)
@@ -150,6 +161,11 @@ cdef class BPEEncoder:
             for token_id in self._whole_tokens.values():
                 max_id = max(max_id, _checked_id(token_id))
         self._id_objects = id_objects(max_id)
+        self._joined = -1
+
+    def join_runs_of(self, int32_t token_id):
+        """From now on encode_pieces writes each run of token_id as one (tokfx.segmenters.unknown_runs)."""
+        self._joined = _checked_id(token_id)
 
     cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
         cdef Py_ssize_t t, n = starts.shape[0] - 1
@@ -192,6 +208,8 @@ cdef class BPEEncoder:
             start = end
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
+        if self._joined >= 0:
+            join_runs(&self._out, self._joined)
         return ids_as_array(self._out) if as_array else self._out_as_list()
 
     cdef int _encode_into_out(self, const unsigned char* piece, Py_ssize_t size) except -1:
@@ -229,16 +247,38 @@ cdef class BPEEncoder:
                 self._symbols.push_back(self._single_ids[piece[i]])
         if whole != NULL:
             self._symbols.assign(1, <int32_t><object>whole)
-        elif <Py_ssize_t>self._symbols.size() <= SHORT_PIECE:
-            self._merge_in_rounds()
         else:
-            self._merge_with_heap()
+            self._merge_runs()
         if self._demolish:
             self._demolish_symbols()
         for i in range(<Py_ssize_t>self._symbols.size()):
             self._out.push_back(self._symbols[i])
         if cached:
             cache_store(&self._cache, piece, size, h, self._symbols.data(), self._symbols.size())
+        return 0
+
+    cdef int _merge_runs(self) except -1:
+        """_symbols merged, a long piece run by run between ids that no merge takes (_merges_in)."""
+        cdef Py_ssize_t n = self._symbols.size(), i, start = 0
+        cdef size_t known = self._merges_in.size()
+        if n <= SHORT_PIECE:
+            return self._merge_in_rounds()
+        self._whole_piece.swap(self._symbols)
+        self._merged.clear()
+        for i in range(n + 1):
+            if i < n and <size_t>self._whole_piece[i] < known and self._merges_in[self._whole_piece[i]]:
+                continue
+            if i > start:  # the run before i
+                self._symbols.assign(self._whole_piece.begin() + start, self._whole_piece.begin() + i)
+                if i - start <= SHORT_PIECE:
+                    self._merge_in_rounds()
+                else:
+                    self._merge_with_heap()
+                self._merged.insert(self._merged.end(), self._symbols.begin(), self._symbols.end())
+            if i < n:
+                self._merged.push_back(self._whole_piece[i])
+            start = i + 1
+        self._symbols.swap(self._merged)
         return 0
 
     cdef int _demolish_symbols(self) except -1:

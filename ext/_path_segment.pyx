@@ -5,8 +5,9 @@ cjk alphabet its remapped symbols):
   widths 1..L tried in increasing order); among equal paths the longest last token (L) or a
   uniform random one by reservoir sampling (R), then a backtrack from the end.
 - greedy: the longest token that is a prefix of the rest, left to right (greedy.pxd).
-- likelihood: the most likely path under the tokens' log probabilities (lattice.pxd: Viterbi,
-  the longest last token winning ties).
+- likelihood: the most likely path under the tokens' log probabilities (Viterbi, the longest
+  last token winning ties, over a double array of the reversed tokens: lattice.pxd's in float64,
+  viterbi32.pxd's in float32).
 
 Twin: tokfx.reference.path_segment.
 """
@@ -16,13 +17,15 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libcpp.vector cimport vector
 
 from greedy cimport greedy
-from id_list cimport id_objects, ids_as_array, ids_as_list
+from id_list cimport id_objects, ids_as_array, ids_as_list, join_runs
 from lattice cimport Best, viterbi, viterbi_tokens
 from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
                           cache_store, cacheable, hash_piece)
 from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward, piece_seed
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
+from double_array cimport DoubleArray, da_build
 from symbol_trie cimport SymbolTrie, trie_build
+from viterbi32 cimport Best32, slot_scores, viterbi32
 
 from array import array
 
@@ -59,10 +62,15 @@ cdef class PathSegmenter:
     # pieces are not cached then).
     cdef double _running
     cdef Best _best
+    cdef int32_t _joined  # join_runs_of's token, or -1
+    cdef Py_ssize_t _num_tokens
     # Of the reversed tokens, but for greedy. Last: its 4 KB root table between the header and
     # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
     # aliasing of those stores with the root table's loads for common symbols.
     cdef SymbolTrie _trie
+    cdef DoubleArray _array  # likelihood: _trie as a double array, which its Viterbi walks
+    cdef vector[float] _slot_scores  # float32: per slot of _array, viterbi32.slot_scores
+    cdef Best32 _best32
 
     def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None, char_ids=None,
                  num_symbols=256, cache_size=1 << 18, scores=None, int float_bits=64, unknown_symbol=None):
@@ -97,22 +105,37 @@ cdef class PathSegmenter:
         self._max_width = max_width
         self._seed = seed
         trie_build(&self._trie, tokens, self._mode != GREEDY)
+        if self._mode == LIKELIHOOD:
+            da_build(&self._array, &self._trie)
+            if self._float32:
+                slot_scores(&self._array, self._scores.data(), &self._slot_scores)
         self._id_objects = id_objects(len(tokens) - 1)
+        self._num_tokens = len(tokens)
         self._char_ids = None if char_ids is None else array("i", char_ids)
         init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, num_symbols, unknown_symbol)
+        self._joined = -1
+
+    def join_runs_of(self, int32_t token_id):
+        """From now on encode_pieces writes each run of token_id as one (tokfx.segmenters.unknown_runs)."""
+        if not 0 <= token_id < self._num_tokens:
+            raise ValueError(f"token id {token_id} is not a token")
+        self._joined = token_id
 
     cdef int _segment_into_out(self, const int32_t* symbols, Py_ssize_t n) except -1:
         cdef uint64_t state
         cdef Py_ssize_t k
         if self._mode == GREEDY:
             return greedy(symbols, n, &self._trie, self._max_width, &self._out)
+        if self._mode == LIKELIHOOD and self._float32:
+            if viterbi32(symbols, n, &self._array, self._slot_scores.data(), self._max_width, <float>self._running,
+                         &self._best32, &self._out) < 0:
+                raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
+            self._running = self._best32.score[n]
+            return 0
         if self._mode == LIKELIHOOD:
-            viterbi(symbols, n, &self._trie, self._scores.data(), self._max_width, False, &self._best,
-                    self._float32, self._running)
+            viterbi(symbols, n, &self._array, self._scores.data(), self._max_width, False, &self._best)
             if viterbi_tokens(n, &self._best, &self._out) < 0:
                 raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
-            if self._float32:
-                self._running = self._best.score[n - 1]
             return 0
         state = piece_seed(self._seed, symbols, n) if self._mode == RANDOM else 0
         forward(symbols, n, &self._trie, self._max_width, self._mode, &state, &self._paths)
@@ -168,6 +191,8 @@ cdef class PathSegmenter:
             start = end
         if start != size:
             raise ValueError(f"the last end is {start}, not len(data) = {size}")
+        if self._joined >= 0:
+            join_runs(&self._out, self._joined)
         return ids_as_array(self._out) if as_array else ids_as_list(self._out, self._id_objects)
 
     @property

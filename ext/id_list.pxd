@@ -51,3 +51,16 @@ cdef inline array.array int64s_as_array(const vector[int64_t]& values):
     if n:
         memcpy(result.data.as_voidptr, values.data(), n * sizeof(int64_t))
     return result
+
+
+cdef inline void join_runs(vector[int32_t]* ids, int32_t token) noexcept nogil:
+    """Each run of `token` in ids written as one, in place (sentencepiece's runs of unknown
+    pieces: tokfx.segmenters.unknown_runs, whose UnknownRuns is the twin)."""
+    cdef Py_ssize_t i, write = 0, n = ids.size()
+    cdef int32_t* data = ids.data()
+    for i in range(n):
+        if data[i] == token and write and data[write - 1] == token:
+            continue
+        data[write] = data[i]
+        write += 1
+    ids.resize(write)

@@ -11,7 +11,12 @@ from libc.math cimport exp, log
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
+from double_array cimport DoubleArray, da_child, da_token
 from symbol_trie cimport SymbolTrie, trie_child, trie_token
+
+ctypedef fused AnyTrie:  # viterbi walks either layout of the same trie
+    SymbolTrie
+    DoubleArray
 
 cdef extern from *:
     """
@@ -39,14 +44,11 @@ cdef inline double log_sum_exp(double x, double y) noexcept nogil:
     return hi + log(exp(lo - hi) + 1.0)
 
 
-cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* reversed_trie,
-                        const double* scores, int max_width, bint skip_whole, Best* best,
-                        bint float32=False, double start=0.0) except -1 nogil:
+cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* reversed_trie,
+                        const double* scores, int max_width, bint skip_whole, Best* best) except -1 nogil:
     """The most likely paths of symbols[:n]; with skip_whole, no path is the single token of
-    all n symbols (the alternative segmentation of a token, for pruning). With float32, path
-    scores are float32 sums of float32 scores, as sentencepiece adds them: a permutation of the
-    same tokens then scores differently, and the rounding, not the tie rule, chooses. `start`:
-    the score the paths start from (a running sum carried over from the pieces before)."""
+    all n symbols (the alternative segmentation of a token, for pruning). Path scores are
+    float64 sums (float32 ones, sentencepiece's, are viterbi32.pxd's)."""
     cdef Py_ssize_t e, w
     cdef int32_t node, token, chosen_width, chosen_token
     cdef double score, top, before
@@ -59,10 +61,16 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* 
         chosen_width = 0
         chosen_token = -1
         for w in range(1, min(max_width, e + 1) + 1):
-            node = trie_child(reversed_trie, node, symbols[e - w + 1])
+            if AnyTrie is DoubleArray:
+                node = da_child(reversed_trie, node, symbols[e - w + 1])
+            else:
+                node = trie_child(reversed_trie, node, symbols[e - w + 1])
             if node < 0:
                 break
-            token = trie_token(reversed_trie, node)
+            if AnyTrie is DoubleArray:
+                token = da_token(reversed_trie, node)
+            else:
+                token = trie_token(reversed_trie, node)
             if token < 0:
                 continue
             if w <= e:
@@ -72,11 +80,8 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* 
             else:
                 if skip_whole and e == n - 1:
                     continue
-                before = start
-            if float32:
-                score = <float>(<float>before + <float>scores[token])
-            else:
-                score = before + scores[token]
+                before = 0.0
+            score = before + scores[token]
             if chosen_width == 0 or score >= top:
                 top, chosen_width, chosen_token = score, w, token
         best.score[e], best.width[e], best.token[e] = top, chosen_width, chosen_token

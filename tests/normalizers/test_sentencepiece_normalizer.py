@@ -107,15 +107,18 @@ def test_rules_of_our_own_normalize_as_sentencepiece(rules, flags, text):
 @SETTINGS
 @given(rules=RULES, symbols=st.lists(st.text(st.sampled_from(RULE_ALPHABET + ["x"]), min_size=1, max_size=3),
                                      max_size=3), suffix=st.booleans(), flags=st.sampled_from(FLAGS), text=RULE_TEXT)
-def test_the_fast_path_equals_the_walk_over_pieces(rules, symbols, suffix, flags, text):
-    """With random user symbols and either side for the dummy space: the fast path equals the
-    walk over pieces (Normalizer::Normalize transliterated, which the tests above check against
+def test_the_core_equals_the_walk_over_pieces(rules, symbols, suffix, flags, text):
+    """With random user symbols and either side for the dummy space: normalize (the C core, or
+    without rules and symbols a few str operations) and the core itself equal the walk over
+    pieces (Normalizer::Normalize transliterated, which the tests above check against
     sentencepiece), and a piece is the longest user symbol at its position, else the longest
     key, else one character."""
     rules = {key: value for key, value in rules.items() if key != value}
     charsmap = _charsmap(sentencepiece.SentencePieceNormalizer(norm_map=sorted(rules.items()))) if rules else b""
     ours = SentencePieceNormalizer(charsmap, *flags, treat_whitespace_as_suffix=suffix, user_defined_symbols=symbols)
-    assert ours.normalize(text) == ours._normalize_pieces(ours.pieces(text))
+    walked = ours._normalize_pieces(ours.pieces(text))
+    assert ours.normalize(text) == walked
+    assert ours._core.normalize(text) == walked  # normalize takes str operations where no rules or symbols
     at, pieces = 0, list(ours.pieces(text))
     for piece in pieces:
         symbol = max((s for s in symbols if text.startswith(s, at)), key=len, default=None)
@@ -156,11 +159,12 @@ FULLWIDTH = "".join(chr(c) for c in range(0xFF21, 0xFF3B))  # Ａ..Ｚ, which nm
 
 
 @pytest.mark.parametrize("text", [
-    "ａｂ ab" * 50,                     # few distinct keys: a str.replace each
-    FULLWIDTH * 3,                       # many, dense: str.translate
-    "plain text, " * 30 + FULLWIDTH,     # many, sparse: a regex substitution
+    "ａｂ ab" * 50,                     # keys and plain characters by turns
+    FULLWIDTH * 3,                       # keys only
+    "plain text, " * 30 + FULLWIDTH,     # long runs of characters that are their own pieces, then keys
+    "e\u0301 ae\u0301e" * 20,             # ASCII letters that start NFKC's compositions, before a mark
 ])
-def test_each_way_of_replacing_characters(text):
+def test_keys_among_plain_characters(text):
     reference, ours = _pair("nmt_nfkc", FLAGS[0])
     assert ours.normalize(text) == reference.normalize(text)
 

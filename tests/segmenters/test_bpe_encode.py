@@ -64,7 +64,8 @@ def test_encode_pieces_is_the_concatenation(table, piece_list, cache_size):
 @settings(max_examples=60, deadline=None)
 @given(merge_tables(), st.lists(st.sampled_from(ALPHABET), min_size=61, max_size=400).map(bytes))
 def test_long_pieces_match_reference(table, piece):
-    """Past the short-piece limit (64 bytes) the encoder switches to a heap."""
+    """Past the short-piece limit (64 bytes) the encoder merges run by run between the bytes no
+    merge takes (0x00, and a, b or c where no merge has them), each run in rounds or with a heap."""
     merges, ids = table
     assert BPEEncoder(merges, ids).encode_piece(piece) == encode_piece(piece, merges, ids)
 

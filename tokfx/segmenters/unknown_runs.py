@@ -4,7 +4,11 @@ is one unknown token to the segmenter (one node of the Unigram lattice, one symb
 merge takes), and sentencepiece then writes consecutive unknown pieces as one
 (PopulateSentencePieceText: "Merges continuous run of unknown pieces"). A special token between
 two of them keeps them apart, as it does there: the Tokenizer encodes the chunks between special
-tokens one call at a time."""
+tokens one call at a time.
+
+The encode cores join the runs themselves, in C (their `join_runs_of`; id_list.pxd's join_runs);
+UnknownRuns does it in Python around any other encoder (a tokenizer.json's own model), and is
+the cores' twin in the tests."""
 from __future__ import annotations
 
 from array import array
@@ -37,6 +41,12 @@ def joining_unknown_runs(build):
     def joining(**kwargs):
         encoder = build(**kwargs)
         symbol = kwargs["alphabet"].unknown_symbol
-        return encoder if symbol is None else UnknownRuns(encoder, kwargs["symbol_ids"][symbol])
+        if symbol is None:
+            return encoder
+        unknown_id = kwargs["symbol_ids"][symbol]
+        if hasattr(encoder, "join_runs_of"):
+            encoder.join_runs_of(unknown_id)
+            return encoder
+        return UnknownRuns(encoder, unknown_id)
 
     return joining

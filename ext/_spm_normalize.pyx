@@ -1,0 +1,276 @@
+"""sentencepiece's Normalizer::Normalize (src/normalizer.cc) over a text's UTF-8 bytes, as its C++
+runs it: at each position the longest user-defined symbol stays as it is, else the longest key
+of the precompiled charsmap (looked up in the blob's own darts-clone double array:
+tokfx.normalizers.charsmap describes its units) becomes its replacement, else one character
+stays; then the spaces rules (leading, repeated and trailing spaces dropped, the dummy prefix,
+U+2581 for a space).
+
+The blob must have been checked by tokfx.normalizers.charsmap.decode_charsmap (every key and
+replacement reached from unit 0 is UTF-8 and inside the blob); lookups still stay inside it
+whatever the units hold. Twin: SentencePieceNormalizer's walk over its pieces
+(tokfx.normalizers.sentencepiece, `_normalize_pieces(pieces(text))`).
+"""
+cimport cython
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
+from libc.stdint cimport int32_t, uint32_t
+from libc.string cimport memchr, memcmp
+from libcpp.string cimport string
+from libcpp.vector cimport vector
+
+cdef enum:
+    HAS_LEAF = 1 << 8
+    VALUE_MASK = 0x7FFFFFFF  # a value unit's value
+cdef uint32_t LABEL_MASK = 0x800000FF  # a value unit's label keeps its top bit: it never matches a byte
+
+cdef const char* SPACE_SYMBOL = b"\xe2\x96\x81"  # U+2581
+cdef const char* SPACE = b" "
+
+
+cdef inline Py_ssize_t utf8_length(unsigned char lead) noexcept nogil:
+    """The length of the character a well-formed UTF-8 lead byte starts."""
+    if lead < 0x80:
+        return 1
+    if lead < 0xE0:
+        return 2
+    if lead < 0xF0:
+        return 3
+    return 4
+
+
+cdef inline size_t offset(uint32_t unit) noexcept nogil:
+    return (unit >> 10) << ((unit & (1 << 9)) >> 6)
+
+
+cdef inline Py_ssize_t encode_utf8(int32_t code_point, unsigned char* out) noexcept nogil:
+    """The UTF-8 of a BMP code point (not a surrogate) at out; returns its length."""
+    if code_point < 0x80:
+        out[0] = code_point
+        return 1
+    if code_point < 0x800:
+        out[0], out[1] = 0xC0 | code_point >> 6, 0x80 | (code_point & 0x3F)
+        return 2
+    out[0], out[1], out[2] = 0xE0 | code_point >> 12, 0x80 | (code_point >> 6 & 0x3F), 0x80 | (code_point & 0x3F)
+    return 3
+
+
+@cython.final
+cdef class SentencePieceNormalizerCore:
+    """normalize(text) as sentencepiece normalizes it with this charsmap (b"": no rules), these
+    user-defined symbols and flags."""
+    cdef vector[uint32_t] _units
+    cdef bytes _pool
+    # Per BMP code point: its UTF-8 starts some key (else the character is a piece of its own).
+    cdef vector[unsigned char] _starts_key
+    # Per ASCII byte: no user symbol starts with it, it is no key, and no key is it and another
+    # ASCII character (so before an ASCII character or the end it is a piece of its own: "a"
+    # starts NFKC's "a" + U+0301 -> "á").
+    cdef bint _alone[128]
+    cdef string _symbols  # the user-defined symbols' UTF-8, one after another
+    cdef vector[Py_ssize_t] _symbol_starts  # per symbol, longest first: its start in _symbols
+    cdef vector[Py_ssize_t] _symbol_sizes
+    cdef Py_ssize_t _by_first_byte[257]  # symbols first[b] .. first[b + 1] - 1 start with byte b
+    cdef bint _add_dummy_prefix, _remove_extra_whitespaces, _escape_whitespaces, _suffix
+    cdef string _out
+
+    def __init__(self, bytes charsmap, bint add_dummy_prefix, bint remove_extra_whitespaces,
+                 bint escape_whitespaces, bint treat_whitespace_as_suffix, user_defined_symbols=()):
+        cdef Py_ssize_t k, trie_size
+        cdef int b
+        cdef uint32_t value
+        self._add_dummy_prefix = add_dummy_prefix
+        self._remove_extra_whitespaces = remove_extra_whitespaces
+        self._escape_whitespaces = escape_whitespaces
+        self._suffix = treat_whitespace_as_suffix
+        self._pool = b""
+        if charsmap:
+            trie_size = int.from_bytes(charsmap[:4], "little")
+            if trie_size == 0 or trie_size % 4 or trie_size > len(charsmap) - 4:
+                raise ValueError("a malformed charsmap (decode_charsmap checks it first)")
+            for k in range(4, 4 + trie_size, 4):
+                self._units.push_back(int.from_bytes(charsmap[k:k + 4], "little"))
+            self._pool = charsmap[4 + trie_size:]
+        cdef unsigned char utf8[4]
+        cdef int32_t code_point, follower
+        self._starts_key.assign(0x10000, 0)
+        for code_point in range(0x10000):
+            if not 0xD800 <= code_point < 0xE000:
+                self._starts_key[code_point] = self._is_path(utf8, encode_utf8(code_point, utf8))
+        encoded = sorted({s.encode("utf-8") for s in user_defined_symbols if s}, key=lambda s: (s[0], -len(s)))
+        k = 0
+        for b in range(257):
+            while k < len(encoded) and encoded[k][0] < b:
+                k += 1
+            self._by_first_byte[b] = k
+        for symbol in encoded:
+            self._symbol_starts.push_back(self._symbols.size())
+            self._symbol_sizes.push_back(len(symbol))
+            self._symbols.append(<string>symbol)
+        for code_point in range(0x80):
+            utf8[0] = code_point
+            self._alone[code_point] = self._by_first_byte[code_point] == self._by_first_byte[code_point + 1]
+            if self._starts_key[code_point] and self._longest_rule(utf8, 1, &value):
+                self._alone[code_point] = False
+            for follower in range(0x80):
+                utf8[1] = follower
+                if self._is_path(utf8, 2):
+                    self._alone[code_point] = False
+
+    cdef Py_ssize_t _longest_rule(self, const unsigned char* text, Py_ssize_t size, uint32_t* value) noexcept:
+        """The byte length of the longest key that text starts with (0: none), its replacement's
+        offset in the pool at *value: darts-clone's commonPrefixSearch, each unit read checked
+        to be inside the trie."""
+        cdef const uint32_t* units = self._units.data()
+        cdef size_t count = self._units.size(), node
+        cdef uint32_t unit
+        cdef Py_ssize_t i, longest = 0
+        if count == 0:
+            return 0
+        node = offset(units[0])
+        for i in range(size):
+            node ^= text[i]
+            if node >= count:
+                break
+            unit = units[node]
+            if (unit & LABEL_MASK) != text[i]:
+                break
+            node ^= offset(unit)
+            if unit & HAS_LEAF and node < count:
+                longest = i + 1
+                value[0] = units[node] & VALUE_MASK
+        return longest
+
+    cdef bint _is_path(self, const unsigned char* text, Py_ssize_t size) noexcept:
+        """Some key starts with text (or is it)."""
+        cdef const uint32_t* units = self._units.data()
+        cdef size_t count = self._units.size(), node
+        cdef Py_ssize_t i
+        if count == 0:
+            return False
+        node = offset(units[0])
+        for i in range(size):
+            node ^= text[i]
+            if node >= count or (units[node] & LABEL_MASK) != text[i]:
+                return False
+            node ^= offset(units[node])
+        return True
+
+    cdef Py_ssize_t _user_symbol(self, const unsigned char* text, Py_ssize_t size) noexcept:
+        """The byte length of the longest user-defined symbol that text starts with, or 0."""
+        cdef Py_ssize_t k, n
+        for k in range(self._by_first_byte[text[0]], self._by_first_byte[text[0] + 1]):
+            n = self._symbol_sizes[k]
+            if n <= size and memcmp(self._symbols.data() + self._symbol_starts[k], text, n) == 0:
+                return n
+        return 0
+
+    cdef Py_ssize_t _piece(self, const unsigned char* text, Py_ssize_t size,
+                           const char** piece, Py_ssize_t* piece_size) except -1:
+        """NormalizePrefix: the piece at text (its replacement at *piece, *piece_size bytes);
+        returns how many bytes it consumes."""
+        cdef Py_ssize_t n
+        cdef uint32_t value = 0
+        cdef const char* pool
+        cdef Py_ssize_t pool_size = len(self._pool)
+        cdef const char* end = NULL
+        if self._by_first_byte[text[0]] != self._by_first_byte[text[0] + 1]:
+            n = self._user_symbol(text, size)
+            if n:
+                piece[0], piece_size[0] = <const char*>text, n
+                return n
+        n = self._longest_rule(text, size, &value)
+        if n:
+            pool = self._pool
+            if value < pool_size:
+                end = <const char*>memchr(pool + value, 0, pool_size - value)
+            if end == NULL:
+                raise ValueError("a charsmap replacement outside its pool (decode_charsmap checks it first)")
+            piece[0], piece_size[0] = pool + value, end - (pool + value)
+            return n
+        n = utf8_length(text[0])
+        piece[0], piece_size[0] = <const char*>text, n
+        return n
+
+    cdef Py_ssize_t _own_pieces(self, const unsigned char* data, Py_ssize_t i, Py_ssize_t size) noexcept:
+        """The end of the characters from i on that are each a piece of their own (no user
+        symbol or key starts there, or an ASCII one that no key continues with the next, ASCII,
+        character), spaces and characters beyond U+FFFF excepted: they are copied as they are."""
+        cdef unsigned char lead
+        cdef Py_ssize_t n
+        cdef int32_t code_point
+        while i < size:
+            lead = data[i]
+            if lead < 0x80:
+                if not self._alone[lead] or lead == c" " or (i + 1 < size and data[i + 1] >= 0x80):
+                    return i
+                i += 1
+                continue
+            if lead >= 0xF0 or self._by_first_byte[lead] != self._by_first_byte[lead + 1]:
+                return i
+            n = utf8_length(lead)
+            code_point = ((lead & 0x1F) << 6 | (data[i + 1] & 0x3F) if n == 2
+                          else (lead & 0x0F) << 12 | (data[i + 1] & 0x3F) << 6 | (data[i + 2] & 0x3F))
+            if self._starts_key[code_point]:
+                return i
+            i += n
+        return i
+
+    cdef void _add_space(self) noexcept:
+        if self._escape_whitespaces:
+            self._out.append(SPACE_SYMBOL, 3)
+        else:
+            self._out.push_back(c" ")
+
+    def normalize(self, str text):
+        """`text` normalized; UnicodeEncodeError for a lone surrogate (which the caller replaces)."""
+        cdef Py_ssize_t size, i = 0, j, n, consumed, piece_size
+        cdef const unsigned char* data = <const unsigned char*>PyUnicode_AsUTF8AndSize(text, &size)
+        cdef const char* piece
+        cdef bint after_space
+        cdef size_t space_size = 3 if self._escape_whitespaces else 1
+        cdef const char* space = SPACE_SYMBOL if self._escape_whitespaces else SPACE
+        self._out.clear()
+        if self._remove_extra_whitespaces:  # leading pieces that are a space
+            while i < size:
+                consumed = self._piece(data + i, size - i, &piece, &piece_size)
+                if not (piece_size == 1 and piece[0] == c" "):
+                    break
+                i += consumed
+        if i == size:
+            return ""
+        if self._add_dummy_prefix and not self._suffix:
+            self._add_space()
+        after_space = self._remove_extra_whitespaces
+        while i < size:
+            n = self._own_pieces(data, i, size)
+            if n > i:
+                self._out.append(<const char*>data + i, n - i)
+                after_space = False
+                i = n
+                continue
+            if data[i] == c" " and self._alone[c" "] and (i + 1 == size or data[i + 1] < 0x80):
+                if not after_space:
+                    self._add_space()
+                after_space = self._remove_extra_whitespaces
+                i += 1
+                continue
+            consumed = self._piece(data + i, size - i, &piece, &piece_size)
+            j = 0
+            if after_space:
+                while j < piece_size and piece[j] == c" ":
+                    j += 1
+            if j < piece_size:
+                while j < piece_size:
+                    if piece[j] == c" ":
+                        self._add_space()
+                    else:
+                        self._out.push_back(piece[j])
+                    j += 1
+                after_space = self._remove_extra_whitespaces and piece[piece_size - 1] == c" "
+            i += consumed
+        if self._remove_extra_whitespaces:
+            while self._out.size() >= space_size and memcmp(self._out.data() + self._out.size() - space_size,
+                                                           space, space_size) == 0:
+                self._out.resize(self._out.size() - space_size)
+        if self._add_dummy_prefix and self._suffix:
+            self._add_space()
+        return PyUnicode_DecodeUTF8(self._out.data(), self._out.size(), NULL)
