@@ -19,7 +19,6 @@ from libcpp.vector cimport vector
 from id_list cimport int64s_as_array
 
 BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-CODE_POINTS = 0x110000
 
 cdef enum Behaviour:
     ISOLATED, REMOVED, MERGED_WITH_PREVIOUS, MERGED_WITH_NEXT, CONTIGUOUS

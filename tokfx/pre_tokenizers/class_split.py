@@ -10,18 +10,11 @@ from functools import lru_cache
 
 import regex
 
-from tokfx._class_split import CODE_POINTS, class_split
+from tokfx._class_split import class_split
+from tokfx.normalizers.code_point_sets import bitmap, code_point_bitmap
 from tokfx.pre_tokenizers.byte_level import spell
 
 NativeStep = Callable[[bytes, array], tuple[bytes, array]]
-_SURROGATES = range(0xD800, 0xE000)
-
-
-@lru_cache(maxsize=1)
-def _every_code_point() -> str:
-    """Every code point but the surrogates, in order (index i is code point i, or i + 0x800
-    past the surrogates)."""
-    return "".join(map(chr, range(_SURROGATES.start))) + "".join(map(chr, range(_SURROGATES.stop, CODE_POINTS)))
 
 
 @lru_cache(maxsize=None)
@@ -31,16 +24,8 @@ def class_members(test: str, byte_units: bool) -> bytes:
     ByteLevel step each byte is one character)."""
     compiled = regex.compile(test)
     if byte_units:
-        members = [b for b in range(256) if compiled.fullmatch(spell(bytes([b])))]
-        bits = bytearray(256 // 8)
-    else:
-        gap = len(_SURROGATES)
-        members = [i if i < _SURROGATES.start else i + gap
-                   for match in regex.finditer(f"(?:{test})+", _every_code_point()) for i in range(*match.span())]
-        bits = bytearray(CODE_POINTS // 8)
-    for code in members:
-        bits[code >> 3] |= 1 << (code & 7)
-    return bytes(bits)
+        return bitmap((b for b in range(256) if compiled.fullmatch(spell(bytes([b])))), 256)
+    return code_point_bitmap(compiled)
 
 
 def class_split_step(test: str, behaviour: str, byte_units: bool, group: int = 1) -> NativeStep:
