@@ -19,6 +19,7 @@ from libcpp.vector cimport vector
 from id_list cimport int64s_as_array
 
 BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+MAX_GROUP = 64  # members a match holds, at most
 
 cdef enum Behaviour:
     ISOLATED, REMOVED, MERGED_WITH_PREVIOUS, MERGED_WITH_NEXT, CONTIGUOUS
@@ -137,8 +138,8 @@ def class_split(bytes data not None, const int64_t[::1] ends not None, const uin
     members one match holds. Only Removed drops text: then `data` is the kept pieces joined."""
     if behaviour not in BEHAVIOURS:
         raise ValueError(f"behaviour: expected one of {', '.join(BEHAVIOURS)}, got {behaviour!r}")
-    if not 1 <= group <= 64:
-        raise ValueError(f"group: expected 1 to 64 members a match, got {group}")
+    if not 1 <= group <= MAX_GROUP:
+        raise ValueError(f"group: expected 1 to {MAX_GROUP} members a match, got {group}")
     cdef int index = BEHAVIOURS.index(behaviour)
     cdef Behaviour how = <Behaviour> index
     cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)

@@ -151,7 +151,8 @@ class WordPieceModel(_Model):
         if prefix is None:
             self._core = WordLevelCore(entries, core_unknown, byte_level)
         else:
-            self._core = WordPieceCore(entries, core_unknown, byte_level, self._bytes_of(prefix), limit)
+            # A limit past any piece's length limits nothing: one the core's int64 holds.
+            self._core = WordPieceCore(entries, core_unknown, byte_level, self._bytes_of(prefix), min(limit, 2**62))
 
     def _unknown_token(self) -> list[int]:
         if self._unknown_id is None:

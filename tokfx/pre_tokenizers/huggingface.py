@@ -24,6 +24,7 @@ from itertools import accumulate
 
 import regex
 
+from tokfx._class_split import MAX_GROUP
 from tokfx._pretokenize import FAST_PATTERNS, piece_ends
 from tokfx._pretokenize import split as native_split
 from tokfx.normalizers.huggingface_components import components
@@ -44,7 +45,7 @@ _IS_WHITESPACE = r"\s"  # char::is_whitespace (White_Space)
 _IS_PUNCTUATION = f"[{_ASCII_PUNCTUATION}{character_class(PUNCTUATION)}]"
 _IS_NUMERIC = r"\p{N}"  # char::is_numeric
 # A Split regex of one ASCII digit written k times (Falcon's [0-9][0-9][0-9]): split natively.
-_DIGIT_GROUP = regex.compile(r"(?:\[0-9\]){1,64}|\[0-9\]\{([1-9][0-9]?)\}")
+_DIGIT_GROUP = regex.compile(r"(?:\[0-9\])+|\[0-9\]\{([1-9][0-9]?)\}")
 # ByteLevel's own regex (GPT-2's): the named pattern gpt2 is the same alternation.
 _BYTE_LEVEL_PATTERN = "gpt2"
 BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -232,7 +233,7 @@ def _split(self: HuggingFacePreTokenizer, spec: dict, field: str):
         native = _pattern_step(self, name)
     elif (group := _DIGIT_GROUP.fullmatch(source)) and not invert:
         count = int(group[1]) if group[1] else len(source) // len("[0-9]")
-        native = class_split_step("[0-9]", behaviour, self.byte_level, count)
+        native = class_split_step("[0-9]", behaviour, self.byte_level, count) if count <= MAX_GROUP else None
     shown = f"Split({name if name != source else repr(source)}, {behaviour}{', invert' if invert else ''})"
     return _split_step(_user_regex_finder(source, f"{field}.pattern.Regex"), behaviour, invert), native, shown
 
