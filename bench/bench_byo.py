@@ -2,7 +2,7 @@
 against the file's own library, side by side in one run.
 
     PYTHONPATH=.:bench:tests python bench/bench_byo.py [--sections tiktoken-ranks huggingface sentencepiece]
-        [--corpora en_10M zh_5M] [--runs 3]
+        [--corpora en_10M zh_5M] [--runs 3] [--shapes falcon bert-wordpiece ...]
 
 MB/s are UTF-8 megabytes (2**20 bytes) per second, median of --runs runs; the ratio is tokfx's
 speed over the peer's. Rank files: encode_ordinary over the whole corpus in one call (tokfx's
@@ -85,14 +85,14 @@ HUGGINGFACE_SHAPES = ("gpt-neox", "llama3", "qwen2", "deepseek", "starcoder", "f
                       "bert-wordpiece", "t5-unigram")
 
 
-def huggingface_section(corpora: dict[str, str], runs: int):
+def huggingface_section(corpora: dict[str, str], runs: int, shapes=HUGGINGFACE_SHAPES):
     """tokenizer.json shapes of the open models (tests/huggingface_files.py): Tokenizer.load
     against tokenizers.Tokenizer.from_file."""
     import tokenizers
     from huggingface_files import write_shape
 
     with tempfile.TemporaryDirectory() as directory:
-        for shape in HUGGINGFACE_SHAPES:
+        for shape in shapes:
             path = write_shape(shape, Path(directory))
             ours, peer = Tokenizer.load(path), tokenizers.Tokenizer.from_file(str(path))
             yield from per_document(f"tokenizer.json {shape}", ours.encode,
@@ -127,11 +127,15 @@ def main() -> None:
     parser.add_argument("--sections", nargs="+", default=list(SECTIONS), choices=list(SECTIONS))
     parser.add_argument("--corpora", nargs="+", default=CORPORA)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--shapes", nargs="+", default=list(HUGGINGFACE_SHAPES), choices=HUGGINGFACE_SHAPES,
+                        help="the tokenizer.json shapes of the huggingface section")
     args = parser.parse_args()
     corpora = {name: load(name) for name in args.corpora}
     print(f"{'file':28} {'corpus':8} {'MB':>6} {'tokfx MB/s':>11} {'peer MB/s':>10} {'tokfx/peer':>11}")
     for section in args.sections:
-        for label, corpus, megabytes, ours, peer, ratio in SECTIONS[section](corpora, args.runs):
+        rows = (huggingface_section(corpora, args.runs, args.shapes) if section == "huggingface"
+                else SECTIONS[section](corpora, args.runs))
+        for label, corpus, megabytes, ours, peer, ratio in rows:
             print(f"{label:28} {corpus:8} {megabytes:6.1f} {ours:11.1f} {peer:10.1f} {ratio:11.2f}", flush=True)
 
 

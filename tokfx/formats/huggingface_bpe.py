@@ -6,8 +6,8 @@ pre-tokenizer nor byte_fallback (what `tokenizers`' quick tour trains: BPE(unk_t
 behind Whitespace). Those spell a symbol by its place in the word, which tokfx's alphabets do not;
 the byte-level and byte-fallback BPEs (every open model's) stay on the native segmenter.
 
-Per pre-token, in Python, each result cached, as tokfx.formats.huggingface_models runs the other
-models (a pre-token's ids depend on its text alone).
+Per pre-token, in Python, each result cached (a pre-token's ids depend on its text alone), as
+tokfx.formats.huggingface_models' twins run the other models; no native core yet.
 """
 from __future__ import annotations
 
@@ -94,6 +94,10 @@ class BPEModel(Model):
                     raise ValueError(f"{field}: {part!r} is not in the vocabulary")
             merges[self._ids[left], self._ids[right]] = (rank, self._ids[merged])
         return merges
+
+    def encode_pieces(self, data: bytes, ends, as_array: bool = False, *_):
+        # No native core: these shapes are rare (the open models' BPEs run natively).
+        return self.encode_pieces_twin(data, ends, as_array)
 
     def tokenize(self, word: str) -> list[int]:
         ids = self._ids

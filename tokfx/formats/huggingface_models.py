@@ -1,13 +1,15 @@
 """The models of a tokenizer.json other than BPE, run as `tokenizers` runs them (src/models/):
 `WordPiece`, `WordLevel` and `Unigram`, each an encoder (tokfx.segmenters: `encode_pieces(data,
-ends)`) over the text of each pre-token, in Python.
+ends)`) over the text of each pre-token: natively (tokfx._hf_models, over the bytes and ends
+in one call), with these classes' `tokenize` as its pure-Python twin, which also runs where
+the native core stops (a piece that needs an unknown token the model lacks: the twin says so).
 
 Why their own encoders rather than tokfx's segmenters over symbols: `tokenizers` looks each
 piece up in the model's whole vocabulary, the added tokens' entries in it included (a Unigram
 matches the text "</s>" as its piece "</s>" when encode_special_tokens leaves it in the text;
 its unk id is both that text's piece and the node of a character it lacks), and WordPiece
 tells a word's first piece from its continuing ones by a prefix that is part of their text.
-Correctness first: per pre-token in Python, each result cached (as `tokenizers` caches).
+Each result is cached per pre-token (as `tokenizers` caches).
 
 The JSON is untrusted (already parsed and bounded by tokfx.formats.untrusted); a fault is a
 ValueError "model.FIELD: what", which the reader turns into a TokenizerFileError.
@@ -16,8 +18,9 @@ from __future__ import annotations
 
 from array import array
 
+from tokfx._hf_models import UnigramCore, WordLevelCore, WordPieceCore
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS
-from tokfx.pre_tokenizers.byte_level import spell
+from tokfx.pre_tokenizers.byte_level import spell, unspell
 
 MODELS = ("WordPiece", "WordLevel", "Unigram")
 _CACHE_LIMIT = 100_000  # pre-tokens remembered, then the cache starts over
@@ -80,15 +83,34 @@ def _check_piece(piece: str, field: str) -> None:
 
 class Model:
     """What the three share: the pieces by id (`pieces`, the vocabulary as `tokenizers` holds
-    it), and encode_pieces over pre-tokens, each one's ids cached."""
+    it), and encode_pieces over pre-tokens in the native core (`_core`, which each model makes),
+    each one's ids cached."""
 
     pieces: list[str]
+    _core: WordPieceCore | WordLevelCore | UnigramCore
 
     def __init__(self, byte_level: bool):
         self._byte_level = byte_level
         self._cache: dict[bytes, list[int]] = {}
 
+    def _bytes_of(self, text: str) -> bytes | None:
+        """What the core matches for a piece's text: its UTF-8, or after a ByteLevel the bytes it
+        spells (None: a text with a character outside GPT-2's byte alphabet, which no spelled
+        piece holds)."""
+        if not self._byte_level:
+            return text.encode("utf-8")
+        try:
+            return unspell(text)
+        except KeyError:
+            return None
+
     def encode_pieces(self, data: bytes, ends, as_array: bool = False, *_):
+        ids = self._core.encode(data, ends, as_array)
+        # None: a piece needs the unknown token, which the model lacks: the twin raises.
+        return self.encode_pieces_twin(data, ends, as_array) if ids is None else ids
+
+    def encode_pieces_twin(self, data: bytes, ends, as_array: bool = False):
+        """encode_pieces in Python, a pre-token at a time through `tokenize`."""
         ids, start, cache = [], 0, self._cache
         for end in ends:
             raw = data[start:end]
@@ -124,6 +146,13 @@ class WordPieceModel(Model):
         self._ids = {piece: i for i, piece in enumerate(pieces)}
         self._unknown_id = self._ids.get(unknown)
         self._unknown = unknown
+        entries = [self._bytes_of(piece) for piece in pieces]
+        core_unknown = -1 if self._unknown_id is None else self._unknown_id
+        if prefix is None:
+            self._core = WordLevelCore(entries, core_unknown, byte_level)
+        else:
+            # A limit past any piece's length limits nothing: one the core's int64 holds.
+            self._core = WordPieceCore(entries, core_unknown, byte_level, self._bytes_of(prefix), min(limit, 2**62))
 
     def _unknown_token(self) -> list[int]:
         if self._unknown_id is None:
@@ -190,6 +219,15 @@ class UnigramModel(Model):
         # text so far begins no entry (the trie's common prefix search does the same).
         self._prefixes = {p[:k] for p in self.pieces for k in range(1, len(p) + 1)}
         self._bytes = [self._ids.get(f"<0x{b:02X}>") for b in range(256)]
+        self._core = UnigramCore([self._bytes_of(piece) for piece in self.pieces],
+                                 -1 if unknown is None else unknown, byte_level, self._scores, self._unknown_score,
+                                 [self._fallback_ids(b) for b in range(256)] if self._byte_fallback else None)
+
+    def _fallback_ids(self, byte: int) -> list[int] | None:
+        """The <0xXX> ids a byte of a piece falls back to (those of the UTF-8 bytes of its
+        spelling after a ByteLevel: the model sees the spelled text), or None if one is missing."""
+        ids = [self._bytes[b] for b in (spell(bytes([byte])).encode("utf-8") if self._byte_level else [byte])]
+        return None if None in ids else ids
 
     def tokenize(self, text: str) -> list[int]:
         n, ids, scores, prefixes = len(text), self._ids, self._scores, self._prefixes

@@ -25,7 +25,9 @@ from functools import lru_cache
 
 import regex
 
+from tokfx._char_map import char_map, first_member
 from tokfx.normalizers import tokenizers_categories as crates
+from tokfx.normalizers.code_point_sets import bitmap, code_point_bitmap
 from tokfx.normalizers.huggingface_components import components
 from tokfx.normalizers.precompiled import precompiled_step
 from tokfx.normalizers.surrogates import utf8_encodable
@@ -39,7 +41,8 @@ _TRAILING_SPACE = regex.compile(r"\s+\Z")
 _BERT_DROPPED = regex.compile(rf"[\x00\ufffd{crates.character_class(crates.OTHER)}--[\t\n\r]]", regex.V1)
 _NONSPACING_MARK = regex.compile(f"[{crates.character_class(crates.NONSPACING_MARK)}]")
 _MARK = regex.compile(f"[{crates.character_class(crates.MARK)}]")
-# BertNormalizer's handle_chinese_chars: its CJK ideograph blocks, padded with spaces.
+# BertNormalizer's handle_chinese_chars: its CJK ideograph blocks, padded with spaces. These
+# classes are mapped by tokfx._char_map (one pass in C), as bitmaps built from these regexes.
 _BERT_CJK = regex.compile("[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f"
                           "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]")
 
@@ -50,16 +53,20 @@ def lowercase(text: str) -> str:
     return text.replace("\u03a3", "\u03c3").lower()
 
 
+_NONE = b""  # the empty bitmap: no character
+
+
 def strip_accents(text: str) -> str:
     """StripAccents: every combining mark (Unicode 9.0's Mark) removed (no decomposition:
     that is NFD's)."""
-    return _MARK.sub("", text)
+    return char_map(text, code_point_bitmap(_MARK), _NONE, _NONE)
 
 
 @lru_cache(maxsize=1)
-def _unknown_to_9() -> regex.Pattern:
+def _unknown_to_9() -> tuple[regex.Pattern, bytes]:
     """The characters that Python's Unicode normalizes (a combining class, a decomposition, or a
-    place in one) and Unicode 9.0 does not: built once, on first use (0.3 s)."""
+    place in one) and Unicode 9.0 does not, as a class and a bitmap: built once, on first use
+    (0.3 s)."""
     known = {c for first, last in crates.NORMALIZING for c in range(first, last + 1)}
     normalizing = set()
     for code in range(sys.maxunicode + 1):
@@ -69,7 +76,7 @@ def _unknown_to_9() -> regex.Pattern:
             normalizing.add(code)
             normalizing.update(int(part, 16) for part in decomposition.split() if not part.startswith("<"))
     unknown = sorted(normalizing - known)
-    return regex.compile("[" + "".join(regex.escape(chr(c)) for c in unknown) + "]")
+    return regex.compile("[" + "".join(regex.escape(chr(c)) for c in unknown) + "]"), bitmap(unknown)
 
 
 def normalize_9(form: str, text: str) -> str:
@@ -80,8 +87,8 @@ def normalize_9(form: str, text: str) -> str:
     only block what Python's would have combined or reordered."""
     if unicodedata.is_normalized(form, text):  # most text: a quick check in C
         return text
-    unknown = _unknown_to_9()
-    if unknown.search(text) is None:
+    unknown, unknown_bits = _unknown_to_9()
+    if first_member(text, unknown_bits) < 0:
         return unicodedata.normalize(form, text)
     out, done = [], 0
     for match in unknown.finditer(text):
@@ -199,12 +206,16 @@ def _bert(spec: dict, field: str) -> list[Callable[[str], str]]:
     if accents is not None and not isinstance(accents, bool):
         raise ValueError(f"{field}.strip_accents: expected true, false or null, got {accents!r}")
     steps = []
-    if _flag(spec, "clean_text", field, True):
-        steps.append(lambda text: WHITESPACE.sub(" ", _BERT_DROPPED.sub("", text)))
-    if _flag(spec, "handle_chinese_chars", field, True):
-        steps.append(lambda text: _BERT_CJK.sub(lambda m: f" {m.group()} ", text))
+    clean, chinese = _flag(spec, "clean_text", field, True), _flag(spec, "handle_chinese_chars", field, True)
+    if clean or chinese:
+        # One pass: clean_text drops its characters, then blanks whitespace; the CJK padded
+        # are neither.
+        dropped, spaced = (code_point_bitmap(_BERT_DROPPED), code_point_bitmap(WHITESPACE)) if clean else (_NONE, _NONE)
+        padded = code_point_bitmap(_BERT_CJK) if chinese else _NONE
+        steps.append(lambda text: char_map(text, dropped, spaced, padded))
     if lower if accents is None else accents:
-        steps.append(lambda text: _NONSPACING_MARK.sub("", normalize_9("NFD", text)))
+        nonspacing = code_point_bitmap(_NONSPACING_MARK)
+        steps.append(lambda text: char_map(normalize_9("NFD", text), nonspacing, _NONE, _NONE))
     if lower:
         steps.append(lowercase)
     return steps

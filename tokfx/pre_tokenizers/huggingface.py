@@ -8,9 +8,13 @@ does, then groups by its behaviour. After a `ByteLevel` step the pieces are spel
 byte alphabet, as `tokenizers` spells them, so a step after it sees what it sees; the model gets
 their bytes back.
 
-A pre-tokenizer made only of Isolated Splits whose regexes are named patterns (and a ByteLevel
-without its own regex, or with it: GPT-2's pattern) runs in the native splitter, one pattern
-after the other over the pieces of the last (`native_patterns`); any other runs here, in Python.
+A pre-tokenizer made only of steps with a native form runs natively, each step over the pieces
+of the one before (`native_steps`, over UTF-8 bytes and piece ends): Isolated Splits whose
+regexes are named patterns and a ByteLevel (without its own regex, or with it: GPT-2's pattern)
+in the native splitter, the steps that split at one class of characters (BertPreTokenizer,
+Punctuation, Digits, WhitespaceSplit, a Split of `[0-9]` written k times) in
+tokfx.pre_tokenizers.class_split, over bytes after a ByteLevel (each byte one spelled
+character). Any other pre-tokenizer runs here, in Python: the twin of the native one.
 """
 from __future__ import annotations
 
@@ -20,11 +24,13 @@ from itertools import accumulate
 
 import regex
 
-from tokfx._pretokenize import FAST_PATTERNS
+from tokfx._class_split import MAX_GROUP
+from tokfx._pretokenize import FAST_PATTERNS, piece_ends
 from tokfx._pretokenize import split as native_split
 from tokfx.normalizers.huggingface_components import components
 from tokfx.normalizers.tokenizers_categories import PUNCTUATION, character_class
 from tokfx.pre_tokenizers.byte_level import spell, unspell
+from tokfx.pre_tokenizers.class_split import NativeStep, class_split_step
 from tokfx.pre_tokenizers.patterns import pattern_for_isolated_split
 from tokfx.pre_tokenizers.sequence import sequence_piece_ends
 from tokfx.pre_tokenizers.user_pattern import UserPattern
@@ -38,6 +44,8 @@ _IS_WHITESPACE = r"\s"  # char::is_whitespace (White_Space)
 # is_ascii_punctuation || is_punctuation (the unicode_categories crate's, Unicode 8.0)
 _IS_PUNCTUATION = f"[{_ASCII_PUNCTUATION}{character_class(PUNCTUATION)}]"
 _IS_NUMERIC = r"\p{N}"  # char::is_numeric
+# A Split regex of one ASCII digit written k times (Falcon's [0-9][0-9][0-9]): split natively.
+_DIGIT_GROUP = regex.compile(r"(?:\[0-9\])+|\[0-9\]\{([1-9][0-9]?)\}")
 # ByteLevel's own regex (GPT-2's): the named pattern gpt2 is the same alternation.
 _BYTE_LEVEL_PATTERN = "gpt2"
 BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -52,15 +60,12 @@ class HuggingFacePreTokenizer:
         self.byte_level = False  # a ByteLevel step spells the pieces
         self.names: list[str] = []
         self._steps: list[Step] = []
-        # Isolated Splits of named patterns only, in order (a ByteLevel without prefix space
-        # counts as one of gpt2, or as nothing without its regex); None if any step is another.
-        self.native_patterns: list[str] | None = []
+        # The native form of each step, in order; None if a step has none.
+        self.native_steps: list[NativeStep] | None = []
         self.then_split: list[str] = []  # split_where_no_token_spans
         if spec is not None:
             for step, where in components(spec, field, "pretokenizers", "pre-tokenizers"):
                 self._add(step, where)
-        if self.native_patterns is not None and not all(p in FAST_PATTERNS for p in self.native_patterns):
-            self.native_patterns = None
 
     @property
     def description(self) -> str:
@@ -68,8 +73,6 @@ class HuggingFacePreTokenizer:
 
     def _add(self, spec: dict, field: str) -> None:
         kind = spec["type"]
-        if self.byte_level and kind != "ByteLevel":
-            self.native_patterns = None  # the step sees spelled text: run in Python
         build = _STEPS.get(kind)
         if build is None:
             raise ValueError(f"{field}: the pre-tokenizer {kind!r} is not supported (tokfx reads"
@@ -77,11 +80,7 @@ class HuggingFacePreTokenizer:
         step, native, shown = build(self, spec, field)
         self.names.append(shown)
         self._steps.append(step)
-        if self.native_patterns is not None:
-            if native is None:
-                self.native_patterns = None
-            else:
-                self.native_patterns.extend(native)
+        self.native_steps = None if native is None or self.native_steps is None else [*self.native_steps, native]
 
     def pieces(self, text: str, at_start: bool) -> list[str]:
         """The pieces of one normalized chunk (`at_start`: it begins the text), as `tokenizers`
@@ -93,9 +92,12 @@ class HuggingFacePreTokenizer:
 
     def encoder_input(self, text: str, at_start: bool) -> tuple[bytes, array]:
         """(bytes, exclusive piece ends) of one normalized chunk for the segmenter."""
-        if self.native_patterns is not None:
+        if self.native_steps is not None:
             data = text.encode("utf-8")
-            return data, sequence_piece_ends(data, [*self.native_patterns, *self.then_split])
+            ends = array("q", [len(data)] if data else [])
+            for step in self.native_steps:
+                data, ends = step(data, ends)
+            return data, sequence_piece_ends(data, self.then_split, ends)
         pieces = self.pieces(text, at_start)
         encoded = [unspell(p) for p in pieces] if self.byte_level else [p.encode("utf-8") for p in pieces]
         data = b"".join(encoded)
@@ -159,6 +161,14 @@ def split_spans(text: str, matches: list[tuple[int, int]], behaviour: str,
     return [(start, end) for start, end in kept]
 
 
+def _pattern_step(self: HuggingFacePreTokenizer, name: str) -> NativeStep | None:
+    """The native split of the named pattern `name`, if the step sees text (a pattern over the
+    text a ByteLevel spelled is not that pattern over its bytes)."""
+    if self.byte_level or name not in FAST_PATTERNS:
+        return None
+    return lambda data, ends: (data, piece_ends(data, name, ends))
+
+
 def _split_step(find: Callable[[str], list[tuple[int, int]]], behaviour: str, invert: bool = False) -> Step:
     def step(pieces: list[Piece]) -> list[Piece]:
         out = []
@@ -186,6 +196,7 @@ def _user_regex_finder(source: str, field: str) -> Callable[[str], list[tuple[in
 def _byte_level(self: HuggingFacePreTokenizer, spec: dict, field: str):
     prefix = _bool(spec, "add_prefix_space", field, True)
     use_regex = _bool(spec, "use_regex", field, True)
+    native = None if prefix else _pattern_step(self, _BYTE_LEVEL_PATTERN) if use_regex else _unchanged(self)
     self.byte_level = True
 
     def step(pieces: list[Piece]) -> list[Piece]:
@@ -195,7 +206,6 @@ def _byte_level(self: HuggingFacePreTokenizer, spec: dict, field: str):
             pieces = _gpt2_split(pieces)
         return [(spell(p.encode("utf-8")), s) for p, s in pieces]
 
-    native = None if prefix else ([_BYTE_LEVEL_PATTERN] if use_regex else [])
     return step, native, f"ByteLevel(add_prefix_space={prefix}, use_regex={use_regex})"
 
 
@@ -218,13 +228,25 @@ def _split(self: HuggingFacePreTokenizer, spec: dict, field: str):
         find = _regex_finder(regex.escape(source)) if source else (lambda text: [])
         return _split_step(find, behaviour, invert), None, f"Split({source!r}, {behaviour})"
     name = pattern_for_isolated_split(source)
-    native = [name] if name != source and behaviour == "Isolated" and not invert else None
+    native = None
+    if name != source and behaviour == "Isolated" and not invert:
+        native = _pattern_step(self, name)
+    elif (group := _DIGIT_GROUP.fullmatch(source)) and not invert:
+        count = int(group[1]) if group[1] else len(source) // len("[0-9]")
+        native = class_split_step("[0-9]", behaviour, self.byte_level, count) if count <= MAX_GROUP else None
     shown = f"Split({name if name != source else repr(source)}, {behaviour}{', invert' if invert else ''})"
     return _split_step(_user_regex_finder(source, f"{field}.pattern.Regex"), behaviour, invert), native, shown
 
 
-def _char_split(test: str, behaviour: str) -> Step:
-    return _split_step(_regex_finder(test), behaviour)
+def _char_split(self: HuggingFacePreTokenizer, test: str, behaviour: str) -> tuple[Step, NativeStep]:
+    """A step that splits at each character `test` matches, and its native form."""
+    return _split_step(_regex_finder(test), behaviour), class_split_step(test, behaviour, self.byte_level)
+
+
+def _unchanged(self: HuggingFacePreTokenizer) -> NativeStep | None:
+    """The native form of a step that leaves the pieces as they are (a ByteLevel without regex):
+    none over spelled text either (a second ByteLevel spells the spelling again)."""
+    return None if self.byte_level else (lambda data, ends: (data, ends))
 
 
 def _whitespace(self, spec, field):
@@ -233,24 +255,24 @@ def _whitespace(self, spec, field):
 
 
 def _whitespace_split(self, spec, field):
-    return _char_split(_IS_WHITESPACE, "Removed"), None, "WhitespaceSplit"
+    return (*_char_split(self, _IS_WHITESPACE, "Removed"), "WhitespaceSplit")
 
 
 def _bert(self, spec, field):
-    by_space, by_punctuation = _char_split(_IS_WHITESPACE, "Removed"), _char_split(_IS_PUNCTUATION, "Isolated")
-    return (lambda pieces: by_punctuation(by_space(pieces))), None, "BertPreTokenizer"
+    by_space, space_native = _char_split(self, _IS_WHITESPACE, "Removed")
+    by_punctuation, punctuation_native = _char_split(self, _IS_PUNCTUATION, "Isolated")
+    return (lambda pieces: by_punctuation(by_space(pieces)),
+            lambda data, ends: punctuation_native(*space_native(data, ends)), "BertPreTokenizer")
 
 
 def _punctuation(self, spec, field):
     behaviour = _behaviour({"behavior": spec.get("behavior", "Isolated")}, field)
-    return _char_split(_IS_PUNCTUATION, behaviour), None, f"Punctuation({behaviour})"
+    return (*_char_split(self, _IS_PUNCTUATION, behaviour), f"Punctuation({behaviour})")
 
 
 def _digits(self, spec, field):
     individual = _bool(spec, "individual_digits", field, False)
-    # Each digit alone, the text between kept: the named pattern `digits` (StarCoder's).
-    native = ["digits"] if individual else None
-    return (_char_split(_IS_NUMERIC, "Isolated" if individual else "Contiguous"), native,
+    return (*_char_split(self, _IS_NUMERIC, "Isolated" if individual else "Contiguous"),
             f"Digits(individual_digits={individual})")
 
 

@@ -10,9 +10,12 @@ named as its core (ext/_<name>.pyx, built into tokfx._<name>):
     _sage_loss     sage_loss      SaGe's ablation loss
     _word2vec      word2vec       skip-gram word2vec with negative sampling
     _neighbours    neighbours     distinct neighbours within a window
+    _char_map      char_map       a character map over a str (Hugging Face normalizers)
 
 The inline code the cores share (ext/*.pxd) is mirrored in the twins of the cores that use it:
 cjk_remap.pxd by alphabet.cjk_symbols, symbol_trie.pxd by path_segment.token_ids (a dict),
 shortest_path.pxd and greedy.pxd by path_segment.forward and path_segment.segment.
-_pretokenize has no twin here: its reference is the `regex` module.
+_pretokenize has no twin here: its reference is the `regex` module. Two cores have their twin
+where it also runs: _class_split's is the Python steps of tokfx.pre_tokenizers.huggingface
+(split_spans), _hf_models's the models of tokfx.formats.huggingface_models (`tokenize`).
 """

@@ -1,0 +1,35 @@
+"""Sets of code points as bitmaps (bit c & 7 of byte c >> 3), for the native cores that test a
+character's class (tokfx._char_map, tokfx._class_split): built from the regex the Python twin
+matches, so that both test the same class."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+import regex
+
+CODE_POINTS = 0x110000
+_SURROGATES = range(0xD800, 0xE000)
+
+
+def bitmap(codes: Iterable[int], size: int = CODE_POINTS) -> bytes:
+    bits = bytearray(size // 8)
+    for code in codes:
+        bits[code >> 3] |= 1 << (code & 7)
+    return bytes(bits)
+
+
+@lru_cache(maxsize=1)
+def _every_code_point() -> str:
+    """Every code point but the surrogates, in order (index i is code point i, or i + 0x800
+    past the surrogates)."""
+    return "".join(map(chr, range(_SURROGATES.start))) + "".join(map(chr, range(_SURROGATES.stop, CODE_POINTS)))
+
+
+@lru_cache(maxsize=None)
+def code_point_bitmap(pattern: regex.Pattern) -> bytes:
+    """The code points that the one-character regex `pattern` matches."""
+    gap = len(_SURROGATES)
+    return bitmap(i if i < _SURROGATES.start else i + gap
+                  for match in regex.finditer(f"(?:{pattern.pattern})+", _every_code_point(), pattern.flags)
+                  for i in range(*match.span()))
