@@ -1,5 +1,7 @@
 """Where the tests find their data: small fixtures in tests/fixtures, large corpora in ../shared."""
 import os
+import subprocess
+import sys
 from array import array
 from pathlib import Path
 
@@ -34,6 +36,18 @@ CORPUS_FILES = [
 # than the Rust engines of tiktoken and tokenizers, so for a code point unassigned in 14.0 but a
 # letter since (U+3D000, U+323B0, found by fuzzing) `regex` sees a letter where the peers do not.
 ASSIGNED = st.characters(codec="utf-8", exclude_categories=("Cs", "Cn"))
+
+
+def installed_outside_the_source_tree() -> bool:
+    """Whether a fresh interpreter outside this checkout finds beam_jobs: Beam's
+    multi_processing and portable workers must, since the source folder has no built extensions
+    (run such a test from another directory: monkeypatch.chdir)."""
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('beam_jobs') is None)"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-c", probe], cwd="/", env=env).returncode == 0
+
+
+INSTALLED_ONLY = "multi_processing workers import tokfx from the installed package only: pip install . to run this test"
 
 
 def fixture_path(name: str) -> Path:

@@ -20,7 +20,6 @@ override both (e.g. 800 and 1000 for the issue's own setting).
 import json
 import os
 import random
-import subprocess
 import sys
 import time
 
@@ -33,6 +32,7 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import worker_handlers
 from apache_beam.runners.worker import data_plane
+from conftest import installed_outside_the_source_tree
 
 # The worker processes cannot import this test module: ship its functions by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -184,17 +184,11 @@ def run_tokfx(corpus_dir, out, *extra):
     return json.loads((out / "manifest.json").read_text())["totals"]
 
 
-def _installed_outside_the_source_tree() -> bool:
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('beam_jobs') is None)"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-c", probe], cwd="/", env=env).returncode == 0
-
-
 def test_tokfx_run_with_two_worker_processes_writes_every_document(tmp_path, short_flush, monkeypatch):
     """The issue's command at a size where the old design loses documents (with the flush knob);
     fails on the GroupByKey-of-documents pipeline (8-15 s at 64 MB), must pass on the fused
     read -> encode -> write one."""
-    if not _installed_outside_the_source_tree():
+    if not installed_outside_the_source_tree():
         pytest.skip("multi_processing workers import tokfx from the installed package only:"
                     " pip install . to run this test")
     corpus = tmp_path / "corpus"

@@ -12,6 +12,7 @@ import pytest
 
 import tokfx
 from beam_jobs.pipelines import run
+from conftest import installed_outside_the_source_tree
 from megatron_reader import read_megatron
 from pipeline_corpus import (EOT, SOURCES, output_digests, paragraphs, read_shards,
                              schema_from_file, write_zst_shards)
@@ -112,15 +113,8 @@ def test_portable_runner_is_byte_identical(corpus, first_run, tmp_path):
     assert output_digests(tmp_path / "portable") == output_digests(first_run[0])
 
 
-def _installed_outside_the_source_tree() -> bool:
-    """Whether a fresh interpreter outside this checkout finds beam_jobs (the workers must)."""
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('beam_jobs') is None)"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-c", probe], cwd="/", env=env).returncode == 0
-
-
 def test_two_worker_processes_are_byte_identical(corpus, first_run, tmp_path, monkeypatch):
-    if not _installed_outside_the_source_tree():
+    if not installed_outside_the_source_tree():
         pytest.skip("multi_processing workers import tokfx from the installed package only:"
                     " pip install . to run this test")
     monkeypatch.chdir(tmp_path)  # the workers must not find the source tree in their cwd
@@ -269,7 +263,7 @@ def test_sage_line_context_counts_lines_in_the_pipeline(corpus, tmp_path, monkey
     assert expected.tokens != tokfx.train(texts, "sage", context="pretoken", **settings).tokens  # it matters
     assert counters["lines"] == sum(tokfx.counting.count_lines(texts, [EOT]).values())
     assert json.loads((out / "tokenizer" / "tokfx.json").read_text())["params"]["context"] == "line"
-    if _installed_outside_the_source_tree():
+    if installed_outside_the_source_tree():
         # The line counts are summed and funnelled like the pre-token counts: two worker
         # processes give the same output, byte for byte.
         monkeypatch.chdir(tmp_path)
@@ -364,7 +358,7 @@ def test_a_refused_run_leaves_no_temp_folder(corpus, tmp_path, monkeypatch):
 def test_local_worker_processes_keep_beams_info_log_out_of_the_terminal(corpus, tmp_path, capfd, monkeypatch):
     # The multi_processing workers inherit the terminal; Beam's INFO log from each (channels,
     # options, harness start and exit) used to fill it. Our progress lines still come through.
-    if not _installed_outside_the_source_tree():
+    if not installed_outside_the_source_tree():
         pytest.skip("multi_processing workers import tokfx from the installed package only:"
                     " pip install . to run this test")
     monkeypatch.chdir(tmp_path)  # the workers must not find the source tree in their cwd
@@ -384,7 +378,7 @@ def test_other_algorithms_equal_in_process_training_and_evaluate(algorithm, work
 
     extra = ()
     if workers == "two_workers":
-        if not _installed_outside_the_source_tree():
+        if not installed_outside_the_source_tree():
             pytest.skip("multi_processing workers import tokfx from the installed package only:"
                         " pip install . to run this test")
         monkeypatch.chdir(tmp_path)

@@ -4,14 +4,12 @@ workers are different processes with different working and temp folders; the out
 (and the corpus) is the one filesystem they share. The output must equal the in-process run's,
 byte for byte."""
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from beam_jobs.pipelines import run
+from conftest import installed_outside_the_source_tree
 from pipeline_corpus import SOURCES, output_digests, paragraphs, write_zst_shards
 from portable_cluster import launch, portable_cluster
 
@@ -19,13 +17,7 @@ VOCAB = 400
 LAUNCH_TIMEOUT = 180  # seconds; a run takes a few
 
 
-def _installed_outside_the_source_tree() -> bool:
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('beam_jobs') is None)"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-c", probe], cwd="/", env=env).returncode == 0
-
-
-pytestmark = pytest.mark.skipif(not _installed_outside_the_source_tree(),
+pytestmark = pytest.mark.skipif(not installed_outside_the_source_tree(),
                                 reason="the worker pool imports tokfx from the installed package"
                                        " only: pip install . to run these tests")
 

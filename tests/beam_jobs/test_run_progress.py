@@ -11,6 +11,7 @@ import pytest
 from beam_jobs import progress
 from beam_jobs.plan import ReadPlan, ReadTask
 from beam_jobs.progress import COUNTING, ENCODING, RunProgress
+from conftest import INSTALLED_ONLY, installed_outside_the_source_tree
 from tokfx.cli.main import main
 from tokfx.formats.readers import ReadOptions
 
@@ -98,8 +99,11 @@ def test_a_run_reports_while_its_one_task_is_read(tmp_path, progress_lines):
     assert not (tmp_path / "out" / "progress").exists()  # removed with the run
 
 
-def test_the_reports_of_two_worker_processes_make_the_runs_line(tmp_path, progress_lines):
+def test_the_reports_of_two_worker_processes_make_the_runs_line(tmp_path, progress_lines, monkeypatch):
     """Each worker process writes its own report; the launcher's line is their sum."""
+    if not installed_outside_the_source_tree():
+        pytest.skip(INSTALLED_ONLY)
+    monkeypatch.chdir(tmp_path)  # the workers must not find the source tree in their cwd
     (tmp_path / "in").mkdir()
     for k in range(4):
         (tmp_path / "in" / f"part-{k}.jsonl").write_text("".join(
