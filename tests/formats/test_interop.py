@@ -228,6 +228,30 @@ def test_unigram_tokenizer_json_encodes_as_tokfx(tmp_path):
         assert hf.decode(tok.encode(text), skip_special_tokens=False) == text
 
 
+def test_unigram_export_splits_whitespace_runs_as_tokenizers(tmp_path):
+    """Runs of spaces that several tokens of spaces can cover (issue 26: HF gave ' ', '   ',
+    ' ' where tokfx gave ' ', ' ', '   ', equal pieces in another order): the same path, as
+    tokenizers' Viterbi picks it among equal scores."""
+    import random
+
+    from tokenizers import Tokenizer as HfTokenizer
+
+    import tokfx
+
+    rng = random.Random(0)
+    english = fixture_path("corpus.en").read_text(encoding="utf-8")[:40_000]
+    indented = "\n".join(" " * rng.choice([1, 2, 3, 4, 5, 8, 11]) + line for line in english.splitlines())
+    tok = tokfx.train(indented, "unigram", vocab_size=600, pattern="gpt2")
+    tok.save(tmp_path)
+    runs = {len(t) for t in map(tok.decode, ([i] for i in range(tok.vocab_size))) if len(t) > 1 and not t.strip()}
+    assert {2, 3, 4} <= runs  # the case needs tokens of spaces of several lengths
+    hf = HfTokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    pieces = ["cw", " ", "  ", "   ", "\n", "a", " the", "\t", "."]
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        assert hf.encode(text).ids == tok.encode(text), repr(text)
+
+
 @pytest.fixture(scope="module")
 def unigram_pair(tmp_path_factory):
     """A Unigram tokenizer (likelihood) and tokenizers' reading of its tokenizer.json."""
