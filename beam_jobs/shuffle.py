@@ -51,11 +51,10 @@ SHUFFLE_DIR = "shuffle"
 KEY_SPACE = 1 << 64
 log = logging.getLogger(__name__)
 
-# A record of a spill: the length of its header, the header (JSON: id, source, text bytes,
-# number of ids), then the ids (int32, the machine's byte order: a spill is read back by the
-# same run's workers).
+# A record of a spill: the length of its header, the header (JSON: id, source, text bytes),
+# then the ids to the record's end (int32, the machine's byte order: a spill is read back by
+# the same run's workers).
 _HEADER_LENGTH = struct.Struct("<I")
-_ID = array("i").itemsize
 
 
 def order_key(seed: int, task: int, item: int) -> int:
@@ -92,7 +91,7 @@ class Spill:
         self.tokens = 0
 
     def add(self, doc: Document, ids: array, text_bytes: int, items: int) -> None:
-        header = json.dumps([doc.id, doc.source, text_bytes, len(ids)]).encode()
+        header = json.dumps([doc.id, doc.source, text_bytes]).encode()
         record = _HEADER_LENGTH.pack(len(header)) + header + ids.tobytes()
         self.entries.append((order_key(self.seed, self.task, items), self.local.tell(), len(record)))
         self.local.write(record)
@@ -146,44 +145,41 @@ class _Keys:
         return self.count
 
     def __getitem__(self, i: int) -> int:
-        return int.from_bytes(self._read(i, 1), "little")
-
-    def _read(self, first: int, count: int) -> bytes:
-        self.file.seek(8 * first)
-        return self.file.read(8 * count)
+        return self.slice(i, i + 1)[0]
 
     def slice(self, first: int, end: int) -> array:
-        keys = array("Q")
-        keys.frombytes(self._read(first, end - first))
-        return keys
+        """Entries first to end (the offsets follow the keys: entry count + i is the i-th
+        record's end)."""
+        self.file.seek(8 * first)
+        values = array("Q")
+        values.frombytes(self.file.read(8 * (end - first)))
+        return values
 
-    def record_end(self, i: int) -> int:
-        """Where the i-th record ends in the records file (the offsets follow the keys)."""
-        return self[self.count + i] if i >= 0 else 0
 
-
-def read_bucket(output_dir: str, spill: SpillReceipt, low: int, high: int) -> list[tuple]:
-    """The spill's documents whose key is in [low, high): (key, id, source, text bytes, ids),
-    in key order."""
+def read_bucket(output_dir: str, spill: SpillReceipt, low: int, high: int) -> list[tuple[int, memoryview]]:
+    """The spill's records whose key is in [low, high), with their keys, in key order: one read
+    of the records file, the records views into it (parsed one at a time as they are written)."""
     with open_raw(_spill_path(output_dir, spill.task, ".keys")) as file:
         keys = _Keys(file, spill.documents)
         first, end = bisect.bisect_left(keys, low), bisect.bisect_left(keys, high)
         found = keys.slice(first, end)
-        start, stop = keys.record_end(first - 1), keys.record_end(end - 1)
+        # The end of the record before the first, then each one's end.
+        ends = keys.slice(spill.documents + first - 1, spill.documents + end) if first else \
+            array("Q", [0]) + keys.slice(spill.documents, spill.documents + end)
     with open_raw(_spill_path(output_dir, spill.task, ".records")) as file:
-        file.seek(start)
-        data = memoryview(file.read(stop - start))
-    documents, at = [], 0
-    for key in found:
-        (length,) = _HEADER_LENGTH.unpack_from(data, at)
-        at += _HEADER_LENGTH.size
-        doc_id, source, text_bytes, count = json.loads(bytes(data[at:at + length]))
-        at += length
-        ids = array("i")
-        ids.frombytes(data[at:at + count * _ID])
-        at += count * _ID
-        documents.append((key, doc_id, source, text_bytes, ids))
-    return documents
+        file.seek(ends[0])
+        data = memoryview(file.read(ends[-1] - ends[0]))
+    return [(key, data[ends[i] - ends[0]:ends[i + 1] - ends[0]]) for i, key in enumerate(found)]
+
+
+def parse_record(record: memoryview) -> tuple[str, str, int, array]:
+    """A spill record -> (id, source, text bytes, ids)."""
+    (length,) = _HEADER_LENGTH.unpack_from(record)
+    start = _HEADER_LENGTH.size
+    doc_id, source, text_bytes = json.loads(bytes(record[start:start + length]))
+    ids = array("i")
+    ids.frombytes(record[start + length:])
+    return doc_id, source, text_bytes, ids
 
 
 class Bucket(NamedTuple):
@@ -235,7 +231,8 @@ class _WriteBucket(beam.DoFn):
         writer = open_shard(s.output_dir, shuffled_name(bucket.index), tokenizer.vocab_size,
                             tokenizer_metadata(tokenizer, tokenizer_file, s.config_json), (), s.formats)
         try:
-            for _, doc_id, source, text_bytes, ids in documents:
+            for _, record in documents:
+                doc_id, source, text_bytes, ids = parse_record(record)
                 writer.add(doc_id, ids, source, text_bytes)
             receipt = close_shard(writer, s.output_dir, bucket.index, 0, key, 0)
         except BaseException:
