@@ -8,8 +8,8 @@ uniformly random permutation as far as the hash is random, and it depends on the
 read plan only: not on the runner, the number of workers, nor --shard-size.
 
 1. The encoding pass (beam_jobs.encode), per read task: each document's ids, id, source and
-   text size go into a spill file on the worker's local disk, in input order, and its key into
-   memory (a few dozen bytes a document, not its ids). At the task's end the spill is copied, in
+   text size go into a spill file on the worker's local disk, in input order, its key and
+   record length into memory (16 bytes a document, not its ids). At the task's end the spill is copied, in
    key order, into OUTPUT/shuffle/spill-TTTTT.records, its keys (then each record's end offset)
    into spill-TTTTT.keys, and receipted (receipts/spill-TTTTT.json).
 2. Once every task has its spill, B = ceil(token bytes of the corpus / --shard-size) buckets:
@@ -37,6 +37,7 @@ from array import array
 from typing import NamedTuple
 
 import apache_beam as beam
+import numpy as np
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.utils.shared import Shared
@@ -53,7 +54,7 @@ log = logging.getLogger(__name__)
 
 # A record of a spill: the length of its header, the header (JSON: id, source, text bytes),
 # then the ids to the record's end (int32, the machine's byte order: a spill is read back by
-# the same run's workers).
+# the same run's workers). The keys file: the keys, then the records' ends, uint64 little-endian.
 _HEADER_LENGTH = struct.Struct("<I")
 
 
@@ -87,22 +88,28 @@ class Spill:
         self.output_dir, self.task, self.key, self.seed = output_dir, task, key, seed
         self.itemsize = array(dtype_for_vocab(vocab_size)).itemsize
         self.local = tempfile.TemporaryFile()
-        self.entries: list[tuple[int, int, int]] = []  # (key, offset in the local file, length)
+        # 16 bytes a document: its key and its record's length (the records follow each other).
+        self.keys, self.lengths = array("Q"), array("Q")
         self.tokens = 0
 
     def add(self, doc: Document, ids: array, text_bytes: int, items: int) -> None:
         header = json.dumps([doc.id, doc.source, text_bytes]).encode()
         record = _HEADER_LENGTH.pack(len(header)) + header + ids.tobytes()
-        self.entries.append((order_key(self.seed, self.task, items), self.local.tell(), len(record)))
+        self.keys.append(order_key(self.seed, self.task, items))
+        self.lengths.append(len(record))
         self.local.write(record)
         self.tokens += len(ids)
 
     def close(self, items: int) -> SpillReceipt:
         """Copy the records in key order into the output's shuffle/ (temporary names, renamed
         once complete)."""
-        self.entries.sort()  # by key; a tie by place in the task (offset)
+        keys, lengths = np.frombuffer(self.keys, np.uint64), np.frombuffer(self.lengths, np.uint64)
+        order = np.argsort(keys, kind="stable")  # a tie stays in the task's order
+        starts = np.cumsum(lengths) - lengths
         files, sizes = {}, {}
-        for suffix, chunks in ((".records", self._records()), (".keys", self._keys())):
+        for suffix, chunks in ((".records", self._records(starts[order], lengths[order])),
+                               (".keys", (keys[order].astype("<u8").tobytes(),
+                                          np.cumsum(lengths[order]).astype("<u8").tobytes()))):
             path = _spill_path(self.output_dir, self.task, suffix)
             temporary = FileSystems.join(FileSystems.split(path)[0], "." + FileSystems.split(path)[1] + ".tmp")
             digest, size = hashlib.sha256(), 0
@@ -115,21 +122,12 @@ class Spill:
             relative = f"{SHUFFLE_DIR}/{FileSystems.split(path)[1]}"
             files[relative], sizes[relative] = digest.hexdigest(), size
         self.parts = 1
-        return SpillReceipt(self.task, self.key, files, sizes, len(self.entries), self.tokens,
-                            self.tokens * self.itemsize)
+        return SpillReceipt(self.task, self.key, files, sizes, len(keys), self.tokens, self.tokens * self.itemsize)
 
-    def _records(self):
-        for _, offset, length in self.entries:
-            self.local.seek(offset)
+    def _records(self, starts, lengths):
+        for start, length in zip(starts.tolist(), lengths.tolist()):
+            self.local.seek(start)
             yield self.local.read(length)
-
-    def _keys(self):
-        yield array("Q", (key for key, _, _ in self.entries)).tobytes()
-        ends, end = array("Q"), 0
-        for _, _, length in self.entries:
-            end += length
-            ends.append(end)
-        yield ends.tobytes()
 
     def abort(self) -> None:
         self.local.close()
@@ -147,13 +145,11 @@ class _Keys:
     def __getitem__(self, i: int) -> int:
         return self.slice(i, i + 1)[0]
 
-    def slice(self, first: int, end: int) -> array:
+    def slice(self, first: int, end: int) -> list[int]:
         """Entries first to end (the offsets follow the keys: entry count + i is the i-th
         record's end)."""
         self.file.seek(8 * first)
-        values = array("Q")
-        values.frombytes(self.file.read(8 * (end - first)))
-        return values
+        return np.frombuffer(self.file.read(8 * (end - first)), "<u8").tolist()
 
 
 def read_bucket(output_dir: str, spill: SpillReceipt, low: int, high: int) -> list[tuple[int, memoryview]]:
@@ -163,9 +159,8 @@ def read_bucket(output_dir: str, spill: SpillReceipt, low: int, high: int) -> li
         keys = _Keys(file, spill.documents)
         first, end = bisect.bisect_left(keys, low), bisect.bisect_left(keys, high)
         found = keys.slice(first, end)
-        # The end of the record before the first, then each one's end.
-        ends = keys.slice(spill.documents + first - 1, spill.documents + end) if first else \
-            array("Q", [0]) + keys.slice(spill.documents, spill.documents + end)
+        # The end of the record before the first (0 for the first record), then each one's end.
+        ends = ([0] if first == 0 else []) + keys.slice(spill.documents + max(first - 1, 0), spill.documents + end)
     with open_raw(_spill_path(output_dir, spill.task, ".records")) as file:
         file.seek(ends[0])
         data = memoryview(file.read(ends[-1] - ends[0]))

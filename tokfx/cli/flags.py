@@ -210,7 +210,8 @@ _FLAGS = [
     Flag(("--format",), f"shard formats to write, repeatable or a comma list: {', '.join(FORMATS)}"
          f" (default: {','.join(DEFAULT_FORMATS)})", action="append"),
     Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin: 2 or 4 bytes"
-         " an id) before the next one starts; each read task writes its own shards", type=byte_size,
+         " an id) before the next one starts; each read task writes its own shards (with --shuffle-seed:"
+         " the corpus's ids cut into shards of about this size)", type=byte_size,
          default="1G"),
     Flag(("--shuffle-seed",), "write the documents in a pseudo-random order over the whole corpus,"
          " fixed by this seed (0 to 2**64-1): shards shuffled-00000... of about --shard-size, the"
