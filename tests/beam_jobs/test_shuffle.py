@@ -213,3 +213,24 @@ def test_what_shuffling_cannot_honour_is_refused_before_anything_is_written(corp
     with pytest.raises(ValueError, match=message.replace("*", r"\*")):
         run(argv[0], ["--input", str(corpus[0] / "*" / "*.jsonl.zst"), "--output", str(out), "-q", *argv[1:]])
     assert not out.exists()
+
+
+def test_a_rejected_record_keeps_its_place_in_the_keys_and_is_recorded(tokenizer_dir, tmp_path):
+    """Under --on-error=skip, a bad line is an item of its task like any (the documents after it
+    keep their keys) and goes to rejected.jsonl; the documents add up."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    texts = {}
+    for name, count in (("a.jsonl", 30), ("b.jsonl", 20)):
+        lines = [json.dumps({"text": f"{name} document {i} " * (i % 7 + 1)}) for i in range(count)]
+        lines[4] = "{not json"
+        (corpus / name).write_text("\n".join(lines) + "\n")
+        texts.update({f"{corpus / name}:{i}": json.loads(line)["text"]
+                      for i, line in enumerate(lines, start=1) if line != "{not json"})
+    out = tmp_path / "out"
+    run("encode", ["--tokenizer", str(tokenizer_dir), "--input", str(corpus / "*.jsonl"), "--output", str(out),
+                   "--shard-size", "200", "--on-error=skip", "--shuffle-seed", "3", "-q"])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["totals"]["documents_written"] == len(texts) and manifest["totals"]["documents_rejected"] == 2
+    assert [row["id"] for row in read_shards(out)] == expected_order(texts, 3)
+    assert len((out / "rejected" / "rejected.jsonl").read_text().splitlines()) == 2
