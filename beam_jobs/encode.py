@@ -7,6 +7,10 @@ next shard (shard names: beam_jobs.receipts.shard_name). Files are written under
 names and renamed once complete, then receipted (beam_jobs.receipts): a re-run keeps what was
 done. The tokenizer arrives as a side input (a TokenizerFile) and is built once per worker
 process (`Shared`, keyed by its hash).
+
+With --shuffle-seed, a task writes its documents into its spill instead (beam_jobs.shuffle.Spill,
+all or nothing: kept whole by a re-run, or written again), and the main output is its
+SpillReceipt, which beam_jobs.shuffle.WriteShuffled cuts into the shuffled shards.
 """
 from __future__ import annotations
 
@@ -244,8 +248,8 @@ class _Shards:
 
 
 class EncodeTasks(beam.PTransform):
-    """ReadTasks -> ShardReceipts (main output), TaskReceipts (`tasks`) and Rejections
-    (`rejected`). `tokenizer_file`: the PCollection of the one TokenizerFile."""
+    """ReadTasks -> ShardReceipts (main output; SpillReceipts with --shuffle-seed), TaskReceipts
+    (`tasks`) and Rejections (`rejected`). `tokenizer_file`: the PCollection of the one TokenizerFile."""
 
     def __init__(self, tokenizer_file, settings: EncodeSettings):
         super().__init__()

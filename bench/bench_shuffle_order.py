@@ -33,9 +33,10 @@ from beam_jobs.pipelines import run  # noqa: E402
 def files_in_order(out: Path) -> tuple[list[str], list[list[str]]]:
     """The input file of every document in output order, and per shard."""
     manifest = json.loads((out / "manifest.json").read_text())
-    shards = [[source.rsplit(":", 1)[0] for source in
-               pq.read_table(out / "shards" / f"{shard['name']}.parquet", columns=["source"]).column("source").to_pylist()]
-              for shard in manifest["shards"]]
+    shards = []
+    for shard in manifest["shards"]:
+        sources = pq.read_table(out / "shards" / f"{shard['name']}.parquet", columns=["source"]).column("source")
+        shards.append([source.rsplit(":", 1)[0] for source in sources.to_pylist()])
     return [f for shard in shards for f in shard], shards
 
 
