@@ -17,7 +17,7 @@ read plan only: not on the runner, the number of workers, nor --shard-size.
    bucket (WriteShuffled) finds that key range in each task's keys file (a binary search, a
    few small reads), reads its records (one contiguous read per task), sorts them by key and
    writes them as shard `shuffled-BBBBB` (beam_jobs.shard_files), receipted like any shard.
-   Memory: one bucket, about one shard. A bucket's size is binomial around the corpus / B, so
+   Memory: one bucket's records, about one shard (its ids as int32). A bucket's size is binomial around the corpus / B, so
    shards are about --shard-size, none larger in expectation.
 
 The spills are removed with the receipts of the run once its manifest is written
