@@ -234,3 +234,16 @@ def test_a_rejected_record_keeps_its_place_in_the_keys_and_is_recorded(tokenizer
     assert manifest["totals"]["documents_written"] == len(texts) and manifest["totals"]["documents_rejected"] == 2
     assert [row["id"] for row in read_shards(out)] == expected_order(texts, 3)
     assert len((out / "rejected" / "rejected.jsonl").read_text().splitlines()) == 2
+
+
+def test_tokfx_run_shuffles_what_it_encodes_with_the_tokenizer_it_trains(corpus, tmp_path):
+    def run_into(out, *extra):
+        run("run", ["--input", str(corpus[0] / "*" / "*.jsonl.zst"), "--output", str(out), "--vocab-size", "300",
+                    "--shard-size", str(SHARD_SIZE), "-q", *extra])
+        return read_shards(out)
+
+    plain, shuffled = run_into(tmp_path / "plain"), run_into(tmp_path / "shuffled", "--shuffle-seed", "9")
+    assert (tmp_path / "plain" / "tokenizer" / "tokfx.json").read_bytes() == \
+        (tmp_path / "shuffled" / "tokenizer" / "tokfx.json").read_bytes()
+    assert sorted(map(json.dumps, shuffled)) == sorted(map(json.dumps, plain))
+    assert [row["id"] for row in shuffled] == expected_order(corpus[1], 9)
