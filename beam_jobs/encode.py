@@ -7,17 +7,19 @@ next shard (shard names: beam_jobs.receipts.shard_name). Files are written under
 names and renamed once complete, then receipted (beam_jobs.receipts): a re-run keeps what was
 done. The tokenizer arrives as a side input (a TokenizerFile) and is built once per worker
 process (`Shared`, keyed by its hash).
+
+With --shuffle-seed, a task writes its documents into its spill instead (beam_jobs.shuffle.Spill,
+all or nothing: kept whole by a re-run, or written again), and the main output is its
+SpillReceipt, which beam_jobs.shuffle.WriteShuffled cuts into the shuffled shards.
 """
 from __future__ import annotations
 
-import json
 import logging
 import time
 from array import array
 from typing import NamedTuple
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 from apache_beam.utils.shared import Shared
 
@@ -25,11 +27,12 @@ from tokfx.formats.documents import Document, utf8_length
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.formats import DEFAULT_FORMATS
 from tokfx.formats.shards.writer import ShardWriter
-from beam_jobs.files import create
 from beam_jobs.plan import ReadTask
 from beam_jobs.progress import ENCODING, EVERY, PassReporter
 from beam_jobs.read import REJECTED, Policy, TaskReader
-from beam_jobs.receipts import SHARDS_DIR, Receipts, ShardReceipt, TaskReceipt, shard_name, task_key
+from beam_jobs.receipts import Receipts, ShardReceipt, SpillReceipt, TaskReceipt, shard_name, spill_name, task_key
+from beam_jobs.shard_files import close_shard, open_shard, tokenizer_metadata
+from beam_jobs.shuffle import Spill
 
 TASKS = "tasks"
 log = logging.getLogger(__name__)
@@ -51,6 +54,7 @@ class EncodeSettings(NamedTuple):
     progress_dir: str | None = None  # where the run's progress is reported (beam_jobs.progress)
     progress_every: float = EVERY
     formats: tuple[str, ...] = DEFAULT_FORMATS  # the shard formats (tokfx.formats.shards.formats)
+    shuffle_seed: int | None = None  # --shuffle-seed: tasks write spills (beam_jobs.shuffle), not shards
 
 
 def reserved_ids(tokenizer, *names: str | None) -> array:
@@ -92,8 +96,14 @@ class _EncodeTask(beam.DoFn):
     def process(self, task: ReadTask, tokenizer_file):
         tokenizer = self.shared.acquire(tokenizer_file.load, tag=tokenizer_file.hash)
         key = task_key(task, self.settings.settings_digest, tokenizer_file.hash)
-        kept = self.receipts.kept_shards(task.index, key)
-        self.kept.inc(len(kept))
+        shuffled = self.settings.shuffle_seed is not None
+        if shuffled:
+            # A task's spill is all or nothing: kept whole, or written again.
+            spill = self.receipts.kept(SpillReceipt, spill_name(task.index), key)
+            kept = [spill] if spill is not None else []
+        else:
+            kept = self.receipts.kept_shards(task.index, key)
+            self.kept.inc(len(kept))
         done = self.receipts.task_done(task.index, key)
         if done is not None and done.shards == len(kept):
             self._log("task %s of %s (%s): kept from an earlier run, %s shards", task, len(kept))
@@ -107,25 +117,32 @@ class _EncodeTask(beam.DoFn):
             yield from kept
             yield beam.pvalue.TaggedOutput(TASKS, done)
             return
+        if shuffled:
+            kept = []  # a spill whose task has no receipt (a crash between the two) is written again
         self.receipts.forget(task.index, len(kept))
         if kept:
             self._log("task %s of %s (%s): kept %s shards from an earlier run, going on", task, len(kept))
         yield from kept
-        yield from self._encode(task, tokenizer, tokenizer_file, key, kept)
+        if shuffled:
+            sink = Spill(self.settings.output_dir, task.index, key, self.settings.shuffle_seed,
+                         tokenizer.vocab_size)
+        else:
+            metadata = tokenizer_metadata(tokenizer, tokenizer_file, self.settings.config_json)
+            sink = _Shards(self.settings, task.index, key, tokenizer.vocab_size, metadata, len(kept))
+        yield from self._encode(task, tokenizer, key, kept, sink)
 
     def _log(self, message: str, task: ReadTask, *args) -> None:
         if self.settings.progress:
             log.info(message, f"{task.index + 1:,}", f"{self.settings.task_count:,}", task.describe(), *args)
 
-    def _encode(self, task, tokenizer, tokenizer_file, key, kept):
+    def _encode(self, task, tokenizer, key, kept, sink):
+        """Read the task, encode its documents after the items of the `kept` shards into
+        `sink` (its shards, or its spill), then receipt the task."""
         settings = self.settings
         ordinary = not settings.split_specials
         bos, eos = reserved_ids(tokenizer, settings.bos_token), reserved_ids(tokenizer, settings.eos_token)
-        metadata = {"tokfx.tokenizer_hash": tokenizer_file.hash,
-                    "tokfx.alphabet": json.dumps(tokenizer.alphabet.to_dict()),
-                    "tokfx.config": settings.config_json}
         skip = kept[-1].items_end if kept else 0  # items already in the kept shards
-        totals, part, writer = _Task(), len(kept), None
+        totals = _Task()
         reader = TaskReader(task, settings.read_options)
         items, started = iter(reader), time.perf_counter()
         if self.reporter:
@@ -159,25 +176,21 @@ class _EncodeTask(beam.DoFn):
                 ids += eos
                 clock = time.perf_counter()
                 totals.usec["encode"] += clock - now
-                if writer is None:
-                    writer = self._open(task.index, part, tokenizer.vocab_size, metadata)
                 text_bytes = utf8_length(item.text)
-                writer.add(item.id, ids, item.source, text_bytes, item.fields)
+                written = sink.add(item, ids, text_bytes, totals.items)
+                if written is not None:
+                    yield self._receipted(written, task)
                 totals.tokens += len(ids)
                 totals.text_bytes += text_bytes
-                if writer.token_bytes >= settings.shard_size:
-                    yield self._close(writer, task, part, key, totals.items)
-                    writer, part = None, part + 1
                 totals.usec["write"] += time.perf_counter() - clock
-            if writer is not None:
-                yield self._close(writer, task, part, key, totals.items)
-                writer, part = None, part + 1
+            written = sink.close(totals.items)
+            if written is not None:
+                yield self._receipted(written, task)
         finally:
-            if writer is not None:
-                writer.abort()
+            sink.abort()
         if self.reporter:
             self.reporter.end()
-        receipt = TaskReceipt(task.index, key, part, totals.documents, totals.rejected_docs,
+        receipt = TaskReceipt(task.index, key, sink.parts, totals.documents, totals.rejected_docs,
                               totals.rejected_files)
         self.receipts.write(receipt)
         self.read_docs.inc(totals.documents)
@@ -192,34 +205,51 @@ class _EncodeTask(beam.DoFn):
                   totals.text_bytes / 1e6 / max(seconds, 1e-9))
         yield beam.pvalue.TaggedOutput(TASKS, receipt)
 
-    def _temporary(self, name: str) -> str:
-        return FileSystems.join(self.settings.output_dir, SHARDS_DIR, f".{name}.tmp")
+    def _receipted(self, written: ShardReceipt | SpillReceipt, task: ReadTask) -> ShardReceipt | SpillReceipt:
+        self.receipts.write(written)
+        if isinstance(written, ShardReceipt):
+            self.written.inc(written.documents)
+        self._log("task %s of %s (%s): wrote %s, %s documents, %s tokens", task, written.name,
+                  f"{written.documents:,}", f"{written.tokens:,}")
+        return written
 
-    def _open(self, task: int, part: int, vocab_size: int, metadata: dict) -> ShardWriter:
-        return ShardWriter(lambda name: create(self._temporary(name)), shard_name(task, part),
-                           vocab_size, metadata, kept=self.settings.read_options.keep,
-                           formats=self.settings.formats)
 
-    def _close(self, writer: ShardWriter, task: ReadTask, part: int, key: str,
-               items_end: int) -> ShardReceipt:
-        info = writer.close()
-        names = sorted(info.files)
-        FileSystems.rename([self._temporary(name) for name in names],
-                           [FileSystems.join(self.settings.output_dir, SHARDS_DIR, name) for name in names])
-        receipt = ShardReceipt(writer.name, task.index, part, key, items_end,
-                               {f"{SHARDS_DIR}/{n}": info.files[n] for n in names},
-                               {f"{SHARDS_DIR}/{n}": info.sizes[n] for n in names},
-                               info.documents, info.empty_documents, info.tokens, info.bytes)
-        self.receipts.write(receipt)
-        self.written.inc(info.documents)
-        self._log("task %s of %s (%s): wrote %s, %s documents, %s tokens", task, writer.name,
-                  f"{info.documents:,}", f"{info.tokens:,}")
+class _Shards:
+    """Where a task's documents go without --shuffle-seed: its own shards, in input order, the
+    next one started once one holds `shard_size` bytes of ids. `parts`: the shards so far."""
+
+    def __init__(self, settings: EncodeSettings, task: int, key: str, vocab_size: int, metadata: dict,
+                 parts: int):
+        self.settings, self.task, self.key = settings, task, key
+        self.vocab_size, self.metadata, self.parts = vocab_size, metadata, parts
+        self.writer: ShardWriter | None = None
+
+    def add(self, doc: Document, ids, text_bytes: int, items: int) -> ShardReceipt | None:
+        """Add a document (the task's `items`-th item); a shard's receipt when it filled it."""
+        if self.writer is None:
+            s = self.settings
+            self.writer = open_shard(s.output_dir, shard_name(self.task, self.parts), self.vocab_size,
+                                     self.metadata, s.read_options.keep, s.formats)
+        self.writer.add(doc.id, ids, doc.source, text_bytes, doc.fields)
+        if self.writer.token_bytes >= self.settings.shard_size:
+            return self.close(items)
+        return None
+
+    def close(self, items: int) -> ShardReceipt | None:
+        if self.writer is None:
+            return None
+        receipt = close_shard(self.writer, self.settings.output_dir, self.task, self.parts, self.key, items)
+        self.writer, self.parts = None, self.parts + 1
         return receipt
+
+    def abort(self) -> None:
+        if self.writer is not None:
+            self.writer.abort()
 
 
 class EncodeTasks(beam.PTransform):
-    """ReadTasks -> ShardReceipts (main output), TaskReceipts (`tasks`) and Rejections
-    (`rejected`). `tokenizer_file`: the PCollection of the one TokenizerFile."""
+    """ReadTasks -> ShardReceipts (main output; SpillReceipts with --shuffle-seed), TaskReceipts
+    (`tasks`) and Rejections (`rejected`). `tokenizer_file`: the PCollection of the one TokenizerFile."""
 
     def __init__(self, tokenizer_file, settings: EncodeSettings):
         super().__init__()

@@ -5,7 +5,8 @@ The manifest is built from the receipts, so a resumed run writes the same one as
 interrupted. It covers the tokenizer's files too when the run wrote them, and names the file a
 loaded tokenizer was read from. Before writing, it
 checks that every task of the plan reported and that the documents add up: every document
-read is in a shard; and that the run wrote a document, and rejected no more than --max-rejected
+read is in a shard (each task's own, or with --shuffle-seed the shuffled ones, whose spills it
+then removes); and that the run wrote a document, and rejected no more than --max-rejected
 allows (beam_jobs.totals), else it fails, its rejected records written, its manifest not.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tokfx.formats.rejected import write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
 from beam_jobs.files import sha256, write_bytes
 from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR, ShardReceipt, TaskReceipt
+from beam_jobs.shuffle import SHUFFLE_DIR
 from beam_jobs.totals import check_written, totals
 
 REJECTED_DIR = "rejected"
@@ -34,16 +36,25 @@ def _tokenizer_files(output_dir: str, tokenizer_dir: str | None, tokenizer_file)
 
 def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokenizer_file,
                     rejected: dict, output_dir: str, config: dict, max_rejected: str, task_count: int,
-                    tokenizer_dir: str | None, tokenizer_source: dict | None = None) -> str:
+                    tokenizer_dir: str | None, tokenizer_source: dict | None = None,
+                    shuffled: bool = False) -> str:
     if len(tasks) != task_count or len({t.task for t in tasks}) != task_count:
         raise RuntimeError(f"{len(tasks)} of the {task_count} read tasks reported: not writing the manifest")
     shards = sorted(shards, key=lambda s: (s.task, s.part))
-    per_task = {}
-    for shard in shards:
-        per_task[shard.task] = per_task.get(shard.task, 0) + 1
-    missing = [t.task for t in tasks if per_task.get(t.task, 0) != t.shards]
-    if missing:
-        raise RuntimeError(f"read tasks {missing[:5]} are missing shards: not writing the manifest")
+    if shuffled:
+        # The shards are the buckets of every task's spill (beam_jobs.shuffle): what they hold
+        # must be what the tasks read.
+        read, written = sum(t.documents for t in tasks), sum(s.documents for s in shards)
+        if read != written:
+            raise RuntimeError(f"the read tasks read {read:,} documents, the shuffled shards hold"
+                               f" {written:,}: not writing the manifest")
+    else:
+        per_task = {}
+        for shard in shards:
+            per_task[shard.task] = per_task.get(shard.task, 0) + 1
+        missing = [t.task for t in tasks if per_task.get(t.task, 0) != t.shards]
+        if missing:
+            raise RuntimeError(f"read tasks {missing[:5]} are missing shards: not writing the manifest")
     counts = totals(sum(t.documents for t in tasks), rejected["documents_rejected"], rejected["files_rejected"],
                     sum(s.empty_documents for s in shards), sum(s.bytes for s in shards),
                     sum(s.tokens for s in shards))
@@ -54,6 +65,8 @@ def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokeni
                               tokenizer_file.alphabet(), [s.manifest_entry() for s in shards], counts,
                               _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file), tokenizer_source)
     _remove_strays(output_dir, shards, tasks)
+    if shuffled and FileSystems.exists(FileSystems.join(output_dir, SHUFFLE_DIR)):
+        FileSystems.delete([FileSystems.join(output_dir, SHUFFLE_DIR)])  # the spills, now in the shards
     path = FileSystems.join(output_dir, MANIFEST_JSON)
     write_bytes(path, manifest_json_bytes(manifest))
     return path
@@ -77,11 +90,14 @@ class WriteManifest(beam.PTransform):
     """{"shards": ShardReceipts, "tasks": TaskReceipts, "rejected": Rejections} -> the manifest's
     path, once written. `tokenizer_file`: the PCollection of the one TokenizerFile;
     `tokenizer_dir`: the output's folder holding it, when the run wrote it there;
-    `tokenizer_source`: the file it was loaded from (Tokenizer.source), when it was."""
+    `tokenizer_source`: the file it was loaded from (Tokenizer.source), when it was; `shuffled`:
+    the shards are --shuffle-seed's (beam_jobs.shuffle), not each task's own."""
 
     def __init__(self, output_dir: str, config: dict, max_rejected: str, tokenizer_file, task_count: int,
-                 tokenizer_dir: str | None = None, tokenizer_source: dict | None = None):
+                 tokenizer_dir: str | None = None, tokenizer_source: dict | None = None,
+                 shuffled: bool = False):
         super().__init__()
+        self.shuffled = shuffled
         self.output_dir, self.config, self.tokenizer_file = output_dir, config, tokenizer_file
         self.max_rejected = max_rejected
         self.task_count, self.tokenizer_dir = task_count, tokenizer_dir
@@ -100,4 +116,4 @@ class WriteManifest(beam.PTransform):
                     _write_manifest, beam.pvalue.AsSingleton(tasks),
                     beam.pvalue.AsSingleton(self.tokenizer_file), beam.pvalue.AsSingleton(rejected),
                     self.output_dir, self.config, self.max_rejected, self.task_count, self.tokenizer_dir,
-                    self.tokenizer_source))
+                    self.tokenizer_source, self.shuffled))

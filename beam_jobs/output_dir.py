@@ -33,6 +33,7 @@ from tokfx.formats.shards.manifest import MANIFEST_JSON
 from beam_jobs.files import read_json, write_bytes, write_json
 from beam_jobs.manifest import REJECTED_DIR
 from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR
+from beam_jobs.shuffle import SHUFFLE_DIR
 
 TOKENIZER_DIR = "tokenizer"
 EVAL_DIR = "eval"
@@ -49,8 +50,8 @@ TORN_LOCK_SECONDS = 10
 # What each command writes into its output directory (tokfx encode keeps tokenizer/: it may be
 # the very tokenizer it encodes with).
 OURS = {"run": (MANIFEST_JSON, SETTINGS_JSON, TOKENIZER_DIR, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, EVAL_DIR,
-                COUNTING_DIR, PROGRESS_DIR),
-        "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, PROGRESS_DIR)}
+                COUNTING_DIR, PROGRESS_DIR, SHUFFLE_DIR),
+        "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, PROGRESS_DIR, SHUFFLE_DIR)}
 
 
 class OutputDir:

@@ -56,6 +56,7 @@ from beam_jobs.progress import COUNTING, ENCODING, RunProgress
 from beam_jobs.read import REJECTED, ReadTasks
 from beam_jobs.receipts import SHARDS_DIR
 from beam_jobs.sample import sample_record, sample_tasks
+from beam_jobs.shuffle import WriteShuffled, check_seed
 from beam_jobs.records import TokenizerFile
 from beam_jobs.totals import check_written, describe, totals
 from beam_jobs.train import TrainVocab, save_tokenizer_files
@@ -125,6 +126,17 @@ def _plan(opts: TokfxOptions, inputs: list[str]) -> ReadPlan:
         raise ValueError(f"--keep-fields: {', '.join(map(repr, taken))} is a column of every shard"
                          " already (a document's own id: --id-field)")
     return plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error), keep)
+
+
+def _check_shuffle(command: str, opts: TokfxOptions) -> None:
+    if command == "count":
+        raise ValueError("--shuffle-seed is for tokfx run and tokfx encode --output-dir, not tokfx count")
+    check_seed(opts.shuffle_seed)
+    if opts.keep_fields:
+        # A spill record holds a document's id, source and ids (beam_jobs.shuffle), not the
+        # values of kept fields, whose Arrow types it would have to carry.
+        raise ValueError("--shuffle-seed with --keep-fields: not supported yet (shuffle without"
+                         " kept fields, or keep fields in input order)")
 
 
 def _counted_specials(opts: TokfxOptions) -> list[str]:
@@ -209,8 +221,9 @@ def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra
             "formats": list(chosen_formats(opts.format)),
             "task_bytes": opts.task_bytes,
             "prepend_bos": encoding.bos is not None, "append_eos": encoding.eos is not None,
-            # Only when given: the config (and so the receipts' key) of a run without it is unchanged.
-            **({"keep_fields": list(opts.keep_fields)} if opts.keep_fields else {}), **extra}
+            # Only when given: the config (and so the receipts' key) of a run without them is unchanged.
+            **({"keep_fields": list(opts.keep_fields)} if opts.keep_fields else {}),
+            **({"shuffle_seed": opts.shuffle_seed} if opts.shuffle_seed is not None else {}), **extra}
 
 
 class Built(NamedTuple):
@@ -235,18 +248,22 @@ def _encode_and_write(p, tasks, plan: ReadPlan, opts: TokfxOptions, config: dict
     """The second pass: every read task read again, encoded and written into its shards; then
     the rejected records and the manifest."""
     settings_json = json.dumps(config, sort_keys=True)
-    encoded = tasks | "EncodeTasks" >> EncodeTasks(tokenizer_file, EncodeSettings(
+    settings = EncodeSettings(
         opts.output, plan.options, opts.on_error, opts.shard_size, encoding.eos,
         opts.special_tokens_in_text == "split",
         hashlib.sha256(settings_json.encode()).hexdigest(), settings_json, len(plan.tasks),
         progress=not opts.quiet, bos_token=encoding.bos, progress_dir=_progress_dir(command, opts),
-        progress_every=progress.EVERY, formats=chosen_formats(opts.format)))
+        progress_every=progress.EVERY, formats=chosen_formats(opts.format), shuffle_seed=opts.shuffle_seed)
+    encoded = tasks | "EncodeTasks" >> EncodeTasks(tokenizer_file, settings)
+    shards = encoded.shards
+    if opts.shuffle_seed is not None:
+        shards = shards | "WriteShuffled" >> WriteShuffled(tokenizer_file, settings)
     source = encoding.tokenizer.source if encoding.tokenizer is not None else None
     planned = p | "PlanRejected" >> beam.Create(plan.rejected)
     rejected = (planned, encoded[REJECTED]) | "AllRejected" >> beam.Flatten()
-    ({"shards": encoded.shards, "tasks": encoded[TASKS], "rejected": rejected}
+    ({"shards": shards, "tasks": encoded[TASKS], "rejected": rejected}
      | "WriteManifest" >> WriteManifest(opts.output, config, opts.max_rejected, tokenizer_file, len(plan.tasks),
-                                        tokenizer_dir, source))
+                                        tokenizer_dir, source, shuffled=opts.shuffle_seed is not None))
 
 
 def build_run(p, opts: TokfxOptions, encoding: Encoding) -> Built:
@@ -482,6 +499,8 @@ def run(command: str, argv: list[str]):
         raise ValueError(f"--train-sample is for tokfx run, not tokfx {command}")
     if opts.format and command == "count":
         raise ValueError("--format is for tokfx run and tokfx encode --output-dir, not tokfx count")
+    if opts.shuffle_seed is not None:
+        _check_shuffle(command, opts)
     output = OutputDir(opts.output, command) if command in OURS else None
     if output:
         output.check()

@@ -59,6 +59,26 @@ class ShardReceipt(NamedTuple):
                 "bytes": self.bytes}
 
 
+class SpillReceipt(NamedTuple):
+    """A read task's documents written in shuffle order (--shuffle-seed: beam_jobs.shuffle),
+    waiting for the stage that cuts the shuffled shards. `files`, `sizes`: as a shard's."""
+    task: int
+    key: str
+    files: dict[str, str]
+    sizes: dict[str, int]
+    documents: int
+    tokens: int
+    token_bytes: int  # the tokens at the shards' dtype (what --shard-size counts)
+
+    @property
+    def name(self) -> str:
+        return spill_name(self.task)
+
+
+def spill_name(task: int) -> str:
+    return f"spill-{task:05d}"
+
+
 class TaskReceipt(NamedTuple):
     """A read task fully written: its documents (all in its shards) and its rejections."""
     task: int
@@ -81,7 +101,7 @@ class Receipts:
     def _receipt(self, name: str) -> dict | None:
         return read_json(self.path(f"{RECEIPTS_DIR}/{name}.json"))  # a torn receipt is none
 
-    def _files_intact(self, receipt: ShardReceipt) -> bool:
+    def _files_intact(self, receipt: ShardReceipt | SpillReceipt) -> bool:
         for relative, sha in receipt.files.items():
             path = self.path(relative)
             matched = FileSystems.match([path])[0].metadata_list
@@ -89,18 +109,23 @@ class Receipts:
                 return False
         return True
 
+    def kept(self, kind: type[ShardReceipt] | type[SpillReceipt], name: str, key: str):
+        """The receipt `name` of `kind` if it is for this key and its files are intact; else None."""
+        data = self._receipt(name)
+        try:
+            receipt = kind(**data) if data else None
+        except TypeError:
+            return None
+        if receipt is None or receipt.key != key or not self._files_intact(receipt):
+            return None
+        return receipt
+
     def kept_shards(self, task: int, key: str) -> list[ShardReceipt]:
         """The task's shards from the first on that are complete for this key."""
         kept = []
-        while True:
-            data = self._receipt(shard_name(task, len(kept)))
-            try:
-                receipt = ShardReceipt(**data) if data else None
-            except TypeError:
-                receipt = None
-            if receipt is None or receipt.key != key or not self._files_intact(receipt):
-                return kept
+        while receipt := self.kept(ShardReceipt, shard_name(task, len(kept)), key):
             kept.append(receipt)
+        return kept
 
     def task_done(self, task: int, key: str) -> TaskReceipt | None:
         data = self._receipt(f"task-{task:05d}")
@@ -110,22 +135,22 @@ class Receipts:
             return None
         return receipt if receipt is not None and receipt.key == key else None
 
-    def write(self, receipt: ShardReceipt | TaskReceipt) -> None:
-        name = receipt.name if isinstance(receipt, ShardReceipt) else f"task-{receipt.task:05d}"
+    def write(self, receipt: ShardReceipt | SpillReceipt | TaskReceipt) -> None:
+        name = f"task-{receipt.task:05d}" if isinstance(receipt, TaskReceipt) else receipt.name
         write_json(self.path(f"{RECEIPTS_DIR}/{name}.json"), receipt._asdict())
 
     def forget(self, task: int, first_part: int) -> None:
-        """Remove the task's receipt, and its shards' receipts and files (finished or
-        temporary) from part `first_part` on: an earlier run's, which this run rewrites.
-        Receipts go first, so that no receipt outlives its files."""
+        """Remove the task's receipt and its spill's (--shuffle-seed), and its shards' receipts
+        and files (finished or temporary) from part `first_part` on: an earlier run's, which
+        this run rewrites. Receipts go first, so that no receipt outlives its files."""
         part_of = re.compile(rf"^\.?shard-{task:05d}-(\d+)\.")
         found = [m.path for folder in (RECEIPTS_DIR, SHARDS_DIR)
                  for result in FileSystems.match([self.path(f"{folder}/*shard-{task:05d}-*")])
                  for m in result.metadata_list]
         stale = [path for path in found
                  if int(part_of.match(FileSystems.split(path)[1]).group(1)) >= first_part]
-        task_receipt = self.path(f"{RECEIPTS_DIR}/task-{task:05d}.json")
-        for paths in ([task_receipt] if FileSystems.exists(task_receipt) else [],
+        own = [self.path(f"{RECEIPTS_DIR}/{name}.json") for name in (f"task-{task:05d}", spill_name(task))]
+        for paths in ([path for path in own if FileSystems.exists(path)],
                       [p for p in stale if p.endswith(".json")],
                       [p for p in stale if not p.endswith(".json")]):
             if paths:

@@ -1,6 +1,7 @@
 """The pipeline benchmark of issue 13: `tokfx encode --output-dir` and `tokfx run` against the
 plain `multiprocessing.Pool` script (bench/plain_encode.py) around our `Tokenizer` and around
-tiktoken, and `tokfx run --train-sample` against `tokfx run` (issue 28), at several corpus
+tiktoken, `tokfx run --train-sample` against `tokfx run` and `tokfx encode --shuffle-seed`
+against `tokfx encode` (issue 28), at several corpus
 sizes, side by side: median wall time, MB/s and the peak RSS of each
 job's whole process tree. A benchmark, not a test: it prints, it asserts nothing.
 
@@ -35,7 +36,7 @@ from jsonl_corpus import build, describe  # noqa: E402
 
 FIXTURES = BENCH.parent / "tests" / "fixtures"
 EOT = "<|endoftext|>"
-JOBS = ("plain-tokfx", "plain-tiktoken", "encode", "run", "run-sample")
+JOBS = ("plain-tokfx", "plain-tiktoken", "encode", "encode-shuffle", "run", "run-sample")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -95,8 +96,9 @@ def commands(job: str, files: list[str], tokenizer: Path, out: Path, args) -> li
     if job.startswith("plain"):
         return [sys.executable, str(BENCH / "plain_encode.py"), str(tokenizer), *files, "--output-dir", str(out),
                 "--workers", str(args.workers), *(["--tiktoken"] if job == "plain-tiktoken" else [])]
-    if job == "encode":
-        return [*tokfx, "encode", str(tokenizer), "--output-dir", str(out), "--input", pattern, *beam]
+    if job.startswith("encode"):
+        shuffle = ["--shuffle-seed", "1"] if job == "encode-shuffle" else []
+        return [*tokfx, "encode", str(tokenizer), "--output-dir", str(out), "--input", pattern, *shuffle, *beam]
     sample = ["--train-sample", args.train_sample] if job == "run-sample" else []
     return [*tokfx, "run", "--input", pattern, "--output", str(out), "--vocab-size", str(args.vocab_size),
             *sample, *beam]
@@ -196,7 +198,9 @@ def main() -> None:
               f" (target >= 0.8 at >= 1 GB); run / encode {ratio(speed.get('run'), speed.get('encode'))} (>= 0.6);"
               f" encode / plain-tiktoken {ratio(speed.get('encode'), speed.get('plain-tiktoken'))};"
               f" run-sample / run {ratio(speed.get('run-sample'), speed.get('run'))}"
-              f" (--train-sample {args.train_sample}: whole files of the 8, by hash)")
+              f" (--train-sample {args.train_sample}: whole files of the 8, by hash);"
+              f" encode-shuffle / encode {ratio(speed.get('encode-shuffle'), speed.get('encode'))}"
+              f" (--shuffle-seed 1)")
     if len(sizes) > 1:
         small, large = tables[min(sizes)]["summary"], tables[max(sizes)]["summary"]
         for job in ("encode", "run"):

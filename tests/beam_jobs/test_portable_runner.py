@@ -87,6 +87,16 @@ def test_encode_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, 
     assert output_digests(tmp_path / "portable") == output_digests(tmp_path / "local")
 
 
+def test_shuffled_encode_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, launcher_dir, tmp_path):
+    # --shuffle-seed: the spills are written by one worker process and read by another.
+    argv = ["encode", str(in_process / "tokenizer"), "--input", str(corpus / "*.jsonl.zst"),
+            "--shard-size", "8K", "--shuffle-seed", "5"]
+    run("encode", argv[2:] + ["--tokenizer", argv[1], "--output", str(tmp_path / "local"), "-q"])
+    _launch(cluster, launcher_dir, argv + ["--output-dir", str(tmp_path / "portable"), "-q"])
+    assert output_digests(tmp_path / "portable") == output_digests(tmp_path / "local")
+    assert len(list((tmp_path / "local" / "shards").glob("shuffled-*.parquet"))) > 1
+
+
 _WHERE = """
 import json, os, sys, tempfile
 import apache_beam as beam

@@ -210,8 +210,13 @@ _FLAGS = [
     Flag(("--format",), f"shard formats to write, repeatable or a comma list: {', '.join(FORMATS)}"
          f" (default: {','.join(DEFAULT_FORMATS)})", action="append"),
     Flag(("--shard-size",), "a shard holds about this many bytes of token ids (its .bin: 2 or 4 bytes"
-         " an id) before the next one starts; each read task writes its own shards", type=byte_size,
+         " an id) before the next one starts; each read task writes its own shards (with --shuffle-seed:"
+         " the corpus's ids cut into shards of about this size)", type=byte_size,
          default="1G"),
+    Flag(("--shuffle-seed",), "write the documents in a pseudo-random order over the whole corpus,"
+         " fixed by this seed (0 to 2**64-1): shards shuffled-00000... of about --shard-size, the"
+         " same bytes for any runner and number of workers (default: input order, each read task"
+         " its own shards)", type=int),
     Flag(("--overwrite",), "replace the output of an earlier run with other settings in --output"
          " (without it, such a run is refused; a run with the same settings resumes)",
          action="store_true"),
@@ -283,7 +288,7 @@ COMMAND_FLAGS = {
     # tokfx run, count and encode --output-dir: Beam's PipelineOptions (beam_jobs.options).
     "pipeline": ("input", "pipeline_output", "tokenizer", "lines_output", "text_field", "id_field", "keep_fields",
                  *TRAINING, "min_pretoken_count", "max_pretokens", "train_sample", "eval_fraction", "format", "shard_size",
-                 "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
+                 "shuffle_seed", "overwrite", "special_tokens_in_text", "prepend_bos", "append_eos",
                  "task_bytes", "on_error", "max_rejected", "quiet",
                  "verbose"),
     "shards inspect": ("shards_dir",),
