@@ -130,7 +130,8 @@ SEED_INVALID, SEED_SPACE, SEED_INHERITED = _INVALID, _SPACE, _INHERITED
 cdef enum:
     _ANY_SCRIPT = -4  # no script yet (sentencepiece's kAnyType)
     _NO_FOLLOWER = -2
-    _END = -1  # the piece ends: a follower of its own
+    _END = -1  # the piece ends where another piece follows on its line: a follower of its own
+    _LINE_END = -3  # the piece ends its line: another follower (sentencepiece's sentence boundary)
 
 
 cdef inline bint _still_valid(int32_t cls, Py_ssize_t w, int32_t* script) noexcept nogil:
@@ -149,14 +150,26 @@ cdef inline bint _still_valid(int32_t cls, Py_ssize_t w, int32_t* script) noexce
     return True
 
 
+cdef inline void _follow(vector[int32_t]& follower, vector[char]& branching, int32_t node, int32_t x) noexcept:
+    """Note that `x` follows the substring of `node`: branching once a second one differs."""
+    if follower[node] == _NO_FOLLOWER:
+        follower[node] = x
+    elif follower[node] != x:
+        branching[node] = 1
+
+
 def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
-                    Py_ssize_t how_many, int max_width, const int32_t[::1] classes):
+                    Py_ssize_t how_many, int max_width, const int32_t[::1] classes,
+                    const int64_t[::1] line_ends=None):
     """sentencepiece's seed candidates over the pieces symbols[offsets[k]:offsets[k+1]] (each
     occurrence counted counts[k] times): the substrings of 2..max_width symbols that
     IsValidSentencePiece accepts (by `classes`) and that its suffix array yields, i.e. that are
     followed by two different symbols, the end of a piece counting as one symbol of its own;
     the `how_many` of the highest count x length, ties by symbols: a list of (symbol tuple,
-    count)."""
+    count). With `line_ends`, line_ends[k] of piece k's occurrences end a line, and a line's
+    end is another follower than a piece's end inside its line (sentencepiece's suffix array
+    runs over lines: a piece inside one is followed by its space, the last by the line's end);
+    without, none does."""
     cdef SymbolTrie trie
     # Per trie node: its count, parent node, last symbol, length; its first follower, and
     # whether a second one differed.
@@ -168,7 +181,17 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child, x, script
     cdef Py_ssize_t i
+    # Per piece: whether some occurrences end inside their line, and whether some end it.
+    cdef vector[char] ends_inside, ends_line
     check_chunks(symbols, offsets, counts)
+    if line_ends is not None and line_ends.shape[0] != counts.shape[0]:
+        raise ValueError(f"{line_ends.shape[0]} line end counts for {counts.shape[0]} pieces")
+    ends_line.assign(counts.shape[0], 0)
+    ends_inside.assign(counts.shape[0], 1)
+    if line_ends is not None:
+        for k in range(counts.shape[0]):
+            ends_line[k] = line_ends[k] > 0
+            ends_inside[k] = line_ends[k] < counts[k]
     for i in range(symbols.shape[0]):
         if not 0 <= symbols[i] < classes.shape[0]:
             raise ValueError(f"symbol {symbols[i]} has no class (of {classes.shape[0]})")
@@ -192,12 +215,17 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
                 if node < 0 or w > 1 and node_count[node] < 2:
                     at_node[start] = -1
                     continue
-                x = symbols[start + w - 1] if start + w - 1 < offsets[k + 1] else _END
-                if node > 0:
-                    if follower[node] == _NO_FOLLOWER:
-                        follower[node] = x
-                    elif follower[node] != x:
-                        branching[node] = 1
+                if start + w - 1 < offsets[k + 1]:
+                    x = symbols[start + w - 1]
+                    if node > 0:
+                        _follow(follower, branching, node, x)
+                else:
+                    x = _END
+                    if node > 0:
+                        if ends_inside[k]:
+                            _follow(follower, branching, node, _END)
+                        if ends_line[k]:
+                            _follow(follower, branching, node, _LINE_END)
                 script = at_script[start]
                 if w > max_width or x == _END or not _still_valid(classes[x], w, &script):
                     at_node[start] = -1
