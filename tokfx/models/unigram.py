@@ -65,8 +65,8 @@ def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size
     tokens = [(s,) for s in range(alphabet_size)] + [gram for gram, _ in grams]
     weight = [float(c) for c in base_counts[:alphabet_size]] + [float(c * len(g)) for g, c in grams]
     total = math.log(sum(weight)) if sum(weight) > 0 else 0.0
-    scores = [math.log(w) - total if w > 0 else None for w in weight]
-    return tokens, _floored(scores)
+    scores = np.array([math.log(w) - total if w > 0 else 0.0 for w in weight])
+    return tokens, _floored(scores, np.array(weight) > 0)
 
 
 def seed_classes(alphabet: Alphabet) -> array:
@@ -108,10 +108,11 @@ def piece_line_ends(ordered: Mapping[bytes, int], at_line_end: Mapping[bytes, in
     return array("q", np.where(last, per_key[key], 0).astype(np.int64).tobytes())
 
 
-def _floored(scores: list[float | None]) -> list[float]:
-    """None (no estimate) becomes BELOW_LOWEST under the lowest score (0 if none)."""
-    lowest = min((s for s in scores if s is not None), default=0.0)
-    return [lowest - BELOW_LOWEST if s is None else s for s in scores]
+def _floored(scores: np.ndarray, estimated: np.ndarray) -> list[float]:
+    """The scores, those not `estimated` BELOW_LOWEST under the lowest estimated one (0 if
+    none); in numpy, as the trainer floors every M-step's tens of thousands of scores."""
+    lowest = scores[estimated].min() if estimated.any() else 0.0
+    return np.where(estimated, scores, lowest - BELOW_LOWEST).tolist()
 
 
 def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_size: int,
@@ -137,8 +138,8 @@ def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_si
     # The builtin sum over the same floats in the same order, as before.
     total = sum(kept_values[counted].tolist())
     log_total = digamma(total) if total > 0 else 0.0
-    scores = [s - log_total if c else None for s, c in zip(digammas(kept_values), counted.tolist())]
-    return [tokens[i] for i in kept], _floored(scores)
+    return [tokens[i] for i in kept], _floored(np.frombuffer(digammas(kept_values), dtype=np.float64) - log_total,
+                                               counted)
 
 
 def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Sequence[float],
