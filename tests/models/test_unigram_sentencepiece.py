@@ -98,6 +98,17 @@ def test_seed_with_line_ends_holds_every_piece_sentencepiece_seeds(tmp_path):
     assert {"\u2581dog", "\u2581mat"} <= theirs - seeds["pretoken"]
 
 
+def test_line_end_counts_name_the_pre_tokens_that_end_lines_in_the_counts():
+    texts = ["a b\nc d", "c d", "x \n", "\n\ne f\n"]
+    lines = count_lines(texts)
+    # sentencepiece's pattern keeps a "\n" inside a piece ("\u2581b\nc"): only a text's last
+    # line ends in a pre-token of the counts.
+    assert tokfx.count_pretokens(texts, "sentencepiece", [])[" b\nc".replace(" ", "\u2581").encode()] == 1
+    assert line_end_counts(lines, PreTokenizer("sentencepiece")) == {"\u2581d".encode(): 2}
+    # gpt2's splits the "\n" (and the spaces before it) off: the piece before it ends the line.
+    assert line_end_counts(lines, PreTokenizer("gpt2")) == {b" b": 1, b" d": 2, b"x": 1, b" f": 1}
+
+
 def test_context_line_needs_lines_and_the_sentencepiece_recipe():
     lines = lines_of(fixture_path("corpus.en").read_text(encoding="utf-8"))[:300]
     options = dict(vocab_size=600, alphabet="chars", pattern="sentencepiece", special_tokens=[])

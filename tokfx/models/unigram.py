@@ -83,11 +83,19 @@ def seed_classes(alphabet: Alphabet) -> array:
 
 
 def line_end_counts(lines: Mapping[bytes, int], pre_tokenizer: PreTokenizer) -> dict[bytes, int]:
-    """{pre-token: its occurrences last in a line} over the line counts (count_lines: each line
-    with its "\\n", which sentencepiece, reading a line as a sentence, never sees)."""
+    """{pre-token: its occurrences last in a line} over the line counts (count_lines: a line
+    keeps its "\\n"), the pre-token as the text's own pre-tokenization has it: a text's last
+    line (no "\\n") ends in its last piece; a line whose "\\n" is a piece of its own (with the
+    whitespace before it, as the gpt2 pattern splits it) in the piece before; a line whose
+    "\\n" sits inside a piece (the sentencepiece pattern's "\u2581b\\nc", where a text holds
+    several lines) in none: there the seed sees the "\\n" follow already."""
     found: dict[bytes, int] = {}
     for line, count in lines.items():
-        pieces = pre_tokenizer.pieces(line.decode("utf-8").removesuffix("\n"))
+        pieces = pre_tokenizer.pieces(line.decode("utf-8"))
+        if line.endswith(b"\n"):
+            if not pieces or pieces[-1].strip():
+                continue
+            pieces = pieces[:-1]
         if pieces:
             found[pieces[-1]] = found.get(pieces[-1], 0) + count
     return found
