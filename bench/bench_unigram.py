@@ -39,8 +39,10 @@ own Unigram trainer on the same lines, same settings. Per training text and V:
   normalization_rule_name="identity", remove_extra_whitespaces=False, input_sentence_size=0`,
   `max_sentence_length` 1 GiB (nothing skipped), `num_threads=1`, its other options default,
   vocab_size V (its three meta pieces included);
-- tokfx: `count_pretokens(lines, "sentencepiece")` + `train(counts, "unigram", vocab_size=V - 3,
-  alphabet="chars", pattern="sentencepiece", character_coverage=0.9995)`;
+- tokfx: `count_pretokens(lines, "sentencepiece")` and `count_lines(lines)` + `train(counts,
+  "unigram", vocab_size=V - 3, alphabet="chars", pattern="sentencepiece",
+  character_coverage=0.9995, context="line", lines=line_counts)` (`--context pretoken`: without
+  the line counts, context="pretoken");
 - training texts and held-out texts (non-empty lines, split at "\\n"):
   War and Peace (BOM and CRLF removed) cut at the last newline before 2,000,000 bytes, held out
   in domain its next 600,000 bytes (to the last newline), out of domain wikitext2_test;
@@ -149,6 +151,9 @@ TRAINERS = {"baseline": lambda docs, vocab_size, out: 0.0, "tokfx": train_tokfx,
 
 META = 3  # sentencepiece's <unk>, <s>, </s>
 COVERAGE = 0.9995
+# sentencepiece trains on lines: tokfx's seed sees their ends too (context="line"); --context
+# pretoken measures it without (TOKFX_BENCH_CONTEXT passes the choice on to the children).
+CONTEXT = os.environ.get("TOKFX_BENCH_CONTEXT", "line")
 # V = 32,000 where the text allows: on War and Peace's 2 MB sentencepiece refuses it ("Vocabulary
 # size too high ... <= 13257").
 SPM_CELLS = [("war_and_peace", 8000), ("hongloumeng", 8000), ("hongloumeng", 32000)]
@@ -183,14 +188,17 @@ def nonempty_lines(text: str) -> list[str]:
 
 def chars_tokfx(path, vocab_size, out):
     import tokfx
+    from tokfx.counting import count_lines
 
     start = time.perf_counter()
     with open(path, encoding="utf-8") as f:
         lines = nonempty_lines(f.read())
     counts = tokfx.count_pretokens(lines, "sentencepiece", [])
+    line_counts = count_lines(lines) if CONTEXT == "line" else None
     counted = time.perf_counter()
     tok = tokfx.train(counts, "unigram", vocab_size=vocab_size - META, alphabet="chars",
-                      pattern="sentencepiece", character_coverage=COVERAGE, special_tokens=[])
+                      pattern="sentencepiece", character_coverage=COVERAGE, special_tokens=[],
+                      context=CONTEXT, lines=line_counts)
     end = time.perf_counter()
     tok.save(out)
     return {"seconds": end - start, "count": counted - start, "train": end - counted}
@@ -299,7 +307,8 @@ def main_chars(runs: int, only: list[str] | None) -> None:
     import tokfx
     cells = [(c, int(v)) for c, v in (item.split(":") for item in only)] if only else SPM_CELLS
     print(f"tokfx {tokfx.__version__}, sentencepiece {sentencepiece.__version__}, Python {sys.version.split()[0]},"
-          f" {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {runs} round(s)")
+          f" {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {runs} round(s);"
+          f" tokfx's context {os.environ.get('TOKFX_BENCH_CONTEXT', 'line')!r}")
     with tempfile.TemporaryDirectory() as directory:
         table = {cell: chars_cell(*cell, runs, directory) for cell in cells}
     print("\nsummary, tokfx / sentencepiece (targets: CTC <= 1.01, time and memory <= 1):")
@@ -349,6 +358,8 @@ def main() -> None:
     parser.add_argument("--no-spm", action="store_true")
     parser.add_argument("--runs", type=int, default=3, help="over characters: rounds (medians)")
     parser.add_argument("--only", nargs="+", metavar="TEXT:V", help="over characters: e.g. hongloumeng:8000")
+    parser.add_argument("--context", choices=("line", "pretoken"), default="line",
+                        help="over characters: tokfx's Unigram context (its seed sees line ends or not)")
     parser.add_argument("--bytes-vs-hf", nargs="+", type=int, metavar="V",
                         help="instead: byte-level, tokfx's recipes against HF on War and Peace's 2 MB")
     parser.add_argument("--child", choices=sorted(TRAINERS) + sorted(CHARS_CHILDREN), help=argparse.SUPPRESS)
@@ -367,6 +378,7 @@ def main() -> None:
     if args.bytes_vs_hf:
         return main_bytes(args.bytes_vs_hf)
     if args.corpus is None:
+        os.environ["TOKFX_BENCH_CONTEXT"] = args.context
         return main_chars(args.runs, args.only)
 
     import sentencepiece as spm

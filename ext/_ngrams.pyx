@@ -9,7 +9,7 @@ from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
-from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new
+from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init
 
 cdef extern from *:
     """
@@ -20,56 +20,48 @@ cdef extern from *:
     // symbols flat[start..start+length) compared as Python compares tuples of ints.
     static void sort_grams(std::vector<int32_t>& order, const std::vector<int64_t>& count,
                            const std::vector<int64_t>& start, const std::vector<int32_t>& length,
-                           const std::vector<int32_t>& flat) {
+                           const int32_t* flat) {
         std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
             if (count[a] != count[b]) return count[a] > count[b];
-            const int32_t* x = flat.data() + start[a];
-            const int32_t* y = flat.data() + start[b];
+            const int32_t* x = flat + start[a];
+            const int32_t* y = flat + start[b];
             return std::lexicographical_compare(x, x + length[a], y, y + length[b]);
         });
     }
     """
     void sort_grams(vector[int32_t]& order, const vector[int64_t]& count, const vector[int64_t]& start,
-                    const vector[int32_t]& length, const vector[int32_t]& flat) except +
+                    const vector[int32_t]& length, const int32_t* flat) except +
 
 
-cdef list _top_nodes(const vector[int64_t]& key, const vector[int32_t]& parent,
-                     const vector[int32_t]& last_symbol, const vector[int32_t]& length, Py_ssize_t how_many):
-    """The `how_many` trie nodes of the highest key (a negative key: not a candidate), ties by
-    their symbols, as the tuples (-key, symbols) sort: a list of (symbol tuple, node). The
-    candidates' symbols are spelled out and sorted in C, and only the kept made Python tuples."""
+cdef list _top_substrings(const vector[int64_t]& key, const vector[int64_t]& first,
+                          const vector[int32_t]& length, const int32_t[::1] symbols, Py_ssize_t how_many):
+    """The `how_many` substrings symbols[first[i]:first[i] + length[i]] of the highest key[i] (a
+    negative key: not a candidate), ties by their symbols, as the tuples (-key, symbols) sort:
+    a list of (symbol tuple, i). Sorted in C over the symbols themselves; only the kept made
+    Python tuples."""
     cdef vector[int64_t] ranked, cand_key, cand_start
-    cdef vector[int32_t] order, cand_length, cand_node, flat
+    cdef vector[int32_t] order, cand_length, cand_index
     cdef int64_t threshold
-    cdef int32_t node, child
     cdef Py_ssize_t i, j, at
-    for node in range(<int32_t>key.size()):
-        if key[node] >= 0:
-            ranked.push_back(key[node])
+    for i in range(<Py_ssize_t>key.size()):
+        if key[i] >= 0:
+            ranked.push_back(key[i])
     if how_many <= 0 or ranked.empty():
         return []
     sort(ranked.begin(), ranked.end())
     threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
-    for node in range(<int32_t>key.size()):
-        if key[node] >= 0 and key[node] >= threshold:
-            at = flat.size()
-            flat.resize(at + length[node])
-            child = node
-            j = length[node] - 1
-            while child > 0:
-                flat[at + j] = last_symbol[child]
-                child = parent[child]
-                j -= 1
+    for i in range(<Py_ssize_t>key.size()):
+        if key[i] >= 0 and key[i] >= threshold:
             order.push_back(<int32_t>cand_key.size())
-            cand_key.push_back(key[node])
-            cand_start.push_back(at)
-            cand_length.push_back(length[node])
-            cand_node.push_back(node)
-    sort_grams(order, cand_key, cand_start, cand_length, flat)
+            cand_key.push_back(key[i])
+            cand_start.push_back(first[i])
+            cand_length.push_back(length[i])
+            cand_index.push_back(<int32_t>i)
+    sort_grams(order, cand_key, cand_start, cand_length, &symbols[0])
     found = []
     for i in range(min(how_many, <Py_ssize_t>order.size())):
         at = cand_start[order[i]]
-        found.append((tuple([flat[at + j] for j in range(cand_length[order[i]])]), cand_node[order[i]]))
+        found.append((tuple([symbols[at + j] for j in range(cand_length[order[i]])]), cand_index[order[i]]))
     return found
 
 
@@ -85,17 +77,16 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
                      Py_ssize_t how_many, int max_width):
     """As top_ngrams, each n-gram with its count: a list of (symbol tuple, count)."""
     cdef SymbolTrie trie
-    # Per trie node: the n-gram's count, its parent node, last symbol and length.
-    cdef vector[int64_t] node_count
-    cdef vector[int32_t] parent, last_symbol, length
+    # Per trie node: the n-gram's count, where it first starts in symbols, and its length.
+    cdef vector[int64_t] node_count, first
+    cdef vector[int32_t] length
     cdef vector[int64_t] ranked
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child
     trie_build(&trie, [], False)
     check_chunks(symbols, offsets, counts)
     node_count.push_back(0)
-    parent.push_back(-1)
-    last_symbol.push_back(-1)
+    first.push_back(0)
     length.push_back(0)
     for k in range(counts.shape[0]):
         for start in range(offsets[k], offsets[k + 1]):
@@ -107,8 +98,7 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
                 if child < 0:
                     child = trie_child_or_new(&trie, node, symbols[start + w - 1])
                     node_count.push_back(0)
-                    parent.push_back(node)
-                    last_symbol.push_back(symbols[start + w - 1])
+                    first.push_back(start)
                     length.push_back(w)
                 node_count[child] += counts[k]
                 node = child
@@ -118,7 +108,7 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
             ranked.push_back(node_count[node])
         else:
             ranked.push_back(-1)
-    return [(gram, node_count[node]) for gram, node in _top_nodes(ranked, parent, last_symbol, length, how_many)]
+    return [(gram, node_count[node]) for gram, node in _top_substrings(ranked, first, length, symbols, how_many)]
 
 
 # seed_substrings' symbol classes (a symbol's class is classes[symbol]; a class >= 0 is a script).
@@ -130,7 +120,8 @@ SEED_INVALID, SEED_SPACE, SEED_INHERITED = _INVALID, _SPACE, _INHERITED
 cdef enum:
     _ANY_SCRIPT = -4  # no script yet (sentencepiece's kAnyType)
     _NO_FOLLOWER = -2
-    _END = -1  # the piece ends: a follower of its own
+    _END = -1  # the piece ends where another piece follows on its line: a follower of its own
+    _LINE_END = -3  # the piece ends its line: another follower (sentencepiece's sentence boundary)
 
 
 cdef inline bint _still_valid(int32_t cls, Py_ssize_t w, int32_t* script) noexcept nogil:
@@ -149,36 +140,61 @@ cdef inline bint _still_valid(int32_t cls, Py_ssize_t w, int32_t* script) noexce
     return True
 
 
+cdef inline void _follow(vector[int32_t]& follower, vector[char]& branching, int32_t node, int32_t x) noexcept:
+    """Note that `x` follows the substring of `node`: branching once a second one differs."""
+    if follower[node] == _NO_FOLLOWER:
+        follower[node] = x
+    elif follower[node] != x:
+        branching[node] = 1
+
+
 def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
-                    Py_ssize_t how_many, int max_width, const int32_t[::1] classes):
+                    Py_ssize_t how_many, int max_width, const int32_t[::1] classes,
+                    const int64_t[::1] line_ends=None):
     """sentencepiece's seed candidates over the pieces symbols[offsets[k]:offsets[k+1]] (each
     occurrence counted counts[k] times): the substrings of 2..max_width symbols that
     IsValidSentencePiece accepts (by `classes`) and that its suffix array yields, i.e. that are
     followed by two different symbols, the end of a piece counting as one symbol of its own;
     the `how_many` of the highest count x length, ties by symbols: a list of (symbol tuple,
-    count)."""
-    cdef SymbolTrie trie
-    # Per trie node: its count, parent node, last symbol, length; its first follower, and
-    # whether a second one differed.
-    cdef vector[int64_t] node_count
-    cdef vector[int32_t] parent, last_symbol, length, follower
-    cdef vector[char] branching
-    cdef vector[int64_t] ranked
+    count). With `line_ends`, line_ends[k] of piece k's occurrences end a line, and a line's
+    end is another follower than a piece's end inside its line (sentencepiece's suffix array
+    runs over lines: a piece inside one is followed by its space, the last by the line's end);
+    without, none does."""
+    # The substrings of one width at a time: a table of this width's (`table`, keyed by the
+    # node of the width before and the next symbol), and per node of the width before (prev_)
+    # and of this one (cur_), its count, where it first starts, its first follower and whether
+    # a second one differed. Once a width is done the one before is complete, its branching
+    # substrings kept as candidates (cand_) and its nodes dropped: two widths' nodes at a time,
+    # not every width's (on 600,000 characters of Chinese 450,000 nodes instead of 800,000).
+    cdef SymbolTrie table
+    cdef vector[int64_t] prev_count, cur_count, prev_first, cur_first
+    cdef vector[int32_t] prev_follower, cur_follower
+    cdef vector[char] prev_branching, cur_branching
+    cdef vector[int64_t] cand_key, cand_first, cand_count
+    cdef vector[int32_t] cand_length
     cdef vector[int32_t] at_node, at_script
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child, x, script
     cdef Py_ssize_t i
+    # Per piece: whether some occurrences end inside their line, and whether some end it.
+    cdef vector[char] ends_inside, ends_line
     check_chunks(symbols, offsets, counts)
+    if line_ends is not None and line_ends.shape[0] != counts.shape[0]:
+        raise ValueError(f"{line_ends.shape[0]} line end counts for {counts.shape[0]} pieces")
+    ends_line.assign(counts.shape[0], 0)
+    ends_inside.assign(counts.shape[0], 1)
+    if line_ends is not None:
+        for k in range(counts.shape[0]):
+            ends_line[k] = line_ends[k] > 0
+            ends_inside[k] = line_ends[k] < counts[k]
     for i in range(symbols.shape[0]):
         if not 0 <= symbols[i] < classes.shape[0]:
             raise ValueError(f"symbol {symbols[i]} has no class (of {classes.shape[0]})")
-    trie_build(&trie, [], False)
-    node_count.push_back(0)
-    parent.push_back(-1)
-    last_symbol.push_back(-1)
-    length.push_back(0)
-    follower.push_back(_NO_FOLLOWER)
-    branching.push_back(0)
+    # The root, the one node of width 0.
+    prev_count.assign(1, 0)
+    prev_first.assign(1, 0)
+    prev_follower.assign(1, _NO_FOLLOWER)
+    prev_branching.assign(1, 0)
     # One pass per width w: each start position moves from its substring of w - 1 symbols
     # (`at`, -1 once done) to that of w, while the shorter one occurs at least twice: one that
     # occurs once has one follower, and so has every substring it starts (count <= 1), so none
@@ -186,37 +202,51 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     at_node.assign(symbols.shape[0], 0)
     at_script.assign(symbols.shape[0], _ANY_SCRIPT)
     for w in range(1, max_width + 2):
+        trie_init(&table, 1)
+        cur_count.assign(1, 0)  # node 0 of a table is its root: no substring of this width
+        cur_first.assign(1, 0)
+        cur_follower.assign(1, _NO_FOLLOWER)
+        cur_branching.assign(1, 0)
         for k in range(counts.shape[0]):
             for start in range(offsets[k], offsets[k + 1]):
                 node = at_node[start]
-                if node < 0 or w > 1 and node_count[node] < 2:
+                if node < 0 or w > 1 and prev_count[node] < 2:
                     at_node[start] = -1
                     continue
-                x = symbols[start + w - 1] if start + w - 1 < offsets[k + 1] else _END
-                if node > 0:
-                    if follower[node] == _NO_FOLLOWER:
-                        follower[node] = x
-                    elif follower[node] != x:
-                        branching[node] = 1
+                if start + w - 1 < offsets[k + 1]:
+                    x = symbols[start + w - 1]
+                    if w > 1:
+                        _follow(prev_follower, prev_branching, node, x)
+                else:
+                    x = _END
+                    if w > 1:
+                        if ends_inside[k]:
+                            _follow(prev_follower, prev_branching, node, _END)
+                        if ends_line[k]:
+                            _follow(prev_follower, prev_branching, node, _LINE_END)
                 script = at_script[start]
                 if w > max_width or x == _END or not _still_valid(classes[x], w, &script):
                     at_node[start] = -1
                     continue
                 at_script[start] = script
-                child = trie_child(&trie, node, x)
+                child = trie_child(&table, node, x)
                 if child < 0:
-                    child = trie_child_or_new(&trie, node, x)
-                    node_count.push_back(0)
-                    parent.push_back(node)
-                    last_symbol.push_back(x)
-                    length.push_back(w)
-                    follower.push_back(_NO_FOLLOWER)
-                    branching.push_back(0)
-                node_count[child] += counts[k]
+                    child = trie_child_or_new(&table, node, x)
+                    cur_count.push_back(0)
+                    cur_first.push_back(start)
+                    cur_follower.push_back(_NO_FOLLOWER)
+                    cur_branching.push_back(0)
+                cur_count[child] += counts[k]
                 at_node[start] = child
-    for node in range(<int32_t>node_count.size()):
-        if length[node] >= 2 and branching[node]:
-            ranked.push_back(node_count[node] * length[node])
-        else:
-            ranked.push_back(-1)
-    return [(gram, node_count[node]) for gram, node in _top_nodes(ranked, parent, last_symbol, length, how_many)]
+        if w - 1 >= 2:
+            for node in range(1, <int32_t>prev_count.size()):
+                if prev_branching[node]:
+                    cand_key.push_back(prev_count[node] * (w - 1))
+                    cand_first.push_back(prev_first[node])
+                    cand_length.push_back(w - 1)
+                    cand_count.push_back(prev_count[node])
+        prev_count.swap(cur_count)
+        prev_first.swap(cur_first)
+        prev_follower.swap(cur_follower)
+        prev_branching.swap(cur_branching)
+    return [(gram, cand_count[i]) for gram, i in _top_substrings(cand_key, cand_first, cand_length, symbols, how_many)]

@@ -166,7 +166,8 @@ def _summed_in_order(job, ranges, Py_ssize_t size, typecode):
 
 
 cdef class _Lattices:
-    """A vocabulary's tries and scores, built once for a pass and read by its threads. Tokens
+    """A vocabulary's trie and scores, built once for a pass and read by its threads: the
+    tokens' trie for forward-backward (`forward`), else the reversed tokens' for Viterbi. Tokens
     by id, each a sequence of base symbols, or None to leave that id out (a repeated token keeps
     its lowest id)."""
     cdef SymbolTrie trie, reversed_trie
@@ -181,28 +182,21 @@ cdef class _Lattices:
         for score in scores:
             self.scores.push_back(score)
         self.flat = self.lengths = None
+        cdef SymbolTrie* trie = &self.trie if forward else &self.reversed_trie
         if any(token is None for token in tokens):
-            if forward:
-                trie_build(&self.trie, tokens, False)
-            trie_build(&self.reversed_trie, tokens, True)
+            trie_build(trie, tokens, not forward)
             return
         try:
             self.flat, self.lengths = _flatten(tokens)
         except OverflowError:
-            trie_build(&self.reversed_trie, tokens, True)  # raises trie_build's error
+            trie_build(trie, tokens, not forward)  # raises trie_build's error
             raise
         _check_flat(self.flat, self.lengths)
-        # The two tries side by side (the seed vocabulary's take 0.1 s each).
-        for _ in _in_order(self._build_trie, [True, False] if forward else [True]):
-            pass
-
-    def _build_trie(self, bint reverse):
         cdef const int64_t[::1] flat = self.flat
         cdef const int64_t[::1] lengths = self.lengths
-        cdef SymbolTrie* trie = &self.reversed_trie if reverse else &self.trie
         with nogil:
             _trie_build_flat(trie, &flat[0] if flat.shape[0] else NULL,
-                             &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], reverse)
+                             &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], not forward)
 
     def expected(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
                  const int64_t[::1] counts, Py_ssize_t first, Py_ssize_t last):
@@ -233,13 +227,12 @@ cdef class _Lattices:
             if n == 0:
                 continue
             piece = symbols + offsets[k]
-            log_z = forward_backward(piece, n, &self.trie, &self.reversed_trie, scores, self.max_width,
-                                     &alpha, &beta, &walked)
+            log_z = forward_backward(piece, n, &self.trie, scores, self.max_width, &alpha, &beta, &walked)
             if log_z == LATTICE_NEG_INF:
                 return 1
             count = <double>counts[k]
             likelihood[0] += count * log_z
-            # The backward pass's walk of the trie from each start, replayed in the same order.
+            # forward_backward's walk of the trie from each start, replayed in the same order.
             stride = self.max_width if self.max_width < n else n
             for s in range(n):
                 if alpha[s] == LATTICE_NEG_INF:

@@ -1,8 +1,9 @@
 """The Unigram lattice of a piece's base symbols, shared inline by the likelihood segmenter
 (tokfx._path_segment) and the Unigram trainer's passes (tokfx._unigram): Viterbi (the most
-likely segmentation under the tokens' log probabilities) and forward-backward (log marginals),
-both walking the trie of the reversed tokens back from each end position, widths 1..max_width in
-increasing order, as shortest_path.pxd does.
+likely segmentation under the tokens' log probabilities), walking the trie of the reversed
+tokens back from each end position, and forward-backward (log marginals), walking the tokens'
+trie once from each start position; widths 1..max_width in increasing order, as
+shortest_path.pxd does.
 
 Tie rule: among equal path scores the later width wins (`>=`), so the longest last token at each
 end position, as pathpiece-l and sentencepiece's Viterbi.
@@ -106,15 +107,16 @@ cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens
 
 
 cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* trie,
-                                    const SymbolTrie* reversed_trie, const double* scores,
-                                    int max_width, vector[double]* alpha,
-                                    vector[double]* beta, vector[int32_t]* walked=NULL) except? -1 nogil:
+                                    const double* scores, int max_width, vector[double]* alpha,
+                                    vector[double]* beta, vector[int32_t]* walked) except? -1 nogil:
     """alpha[i]: log of the summed probability of every path over symbols[0..i-1] (alpha[0] = 0);
     beta[i]: over symbols[i..n-1] (beta[n] = 0). Returns log Z = alpha[n] (-inf: no path). Sums
-    run in increasing width, as the twin's. `walked` (optional): the backward pass's trie walk,
-    so that a later pass over the same (start, width) pairs need not walk again: row s (stride
-    min(max_width, n)) holds, for width w at w - 1, the token of symbols[s..s+w-1] (-1: none),
-    and -2 at the width where the walk left the trie (the row ends there)."""
+    run in increasing width, as the twin's. The trie (of the tokens, not reversed) is walked
+    once from each start, into `walked`, which both passes then read (and a later pass over
+    the same (start, width) pairs may): row s (stride min(max_width, n)) holds, for width w at
+    w - 1, the token of symbols[s..s+w-1] (-1: none), and -2 from the width where the walk left
+    the trie (the row ends there). One walk instead of one per pass: a walk is a hash lookup
+    per symbol, most of them cache misses with a large vocabulary (a CJK seed's)."""
     cdef Py_ssize_t e, s, w, stride = max_width if max_width < n else n
     cdef int32_t node, token
     cdef double acc
@@ -122,31 +124,28 @@ cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const 
     beta.assign(n + 1, LATTICE_NEG_INF)
     alpha[0][0] = 0.0
     beta[0][n] = 0.0
-    if walked != NULL:
-        walked.resize(n * stride)
-    for e in range(n):
+    walked.assign(n * stride, -2)
+    for s in range(n):
         node = 0
-        acc = LATTICE_NEG_INF
-        for w in range(1, min(max_width, e + 1) + 1):
-            node = trie_child(reversed_trie, node, symbols[e - w + 1])
-            if node < 0:
-                break
-            token = trie_token(reversed_trie, node)
-            if token >= 0 and alpha[0][e + 1 - w] != LATTICE_NEG_INF:
-                acc = log_sum_exp(acc, alpha[0][e + 1 - w] + scores[token])
-        alpha[0][e + 1] = acc
-    for s in range(n - 1, -1, -1):
-        node = 0
-        acc = LATTICE_NEG_INF
         for w in range(1, min(max_width, n - s) + 1):
             node = trie_child(trie, node, symbols[s + w - 1])
             if node < 0:
-                if walked != NULL:
-                    walked[0][s * stride + w - 1] = -2
                 break
-            token = trie_token(trie, node)
-            if walked != NULL:
-                walked[0][s * stride + w - 1] = token
+            walked[0][s * stride + w - 1] = trie_token(trie, node)
+    for e in range(n):
+        acc = LATTICE_NEG_INF
+        for w in range(1, min(max_width, e + 1) + 1):
+            s = e + 1 - w
+            token = walked[0][s * stride + w - 1]
+            if token >= 0 and alpha[0][s] != LATTICE_NEG_INF:
+                acc = log_sum_exp(acc, alpha[0][s] + scores[token])
+        alpha[0][e + 1] = acc
+    for s in range(n - 1, -1, -1):
+        acc = LATTICE_NEG_INF
+        for w in range(1, min(max_width, n - s) + 1):
+            token = walked[0][s * stride + w - 1]
+            if token == -2:
+                break
             if token >= 0 and beta[0][s + w] != LATTICE_NEG_INF:
                 acc = log_sum_exp(acc, beta[0][s + w] + scores[token])
         beta[0][s] = acc

@@ -54,13 +54,35 @@ def test_seed_substrings_by_hand():
         seed_substrings(symbols, offsets, array("q", [1] * 5), 10, 16, classes[:5])
 
 
+def test_seed_substrings_with_line_ends_by_hand():
+    # Symbols 0 U+2581, 1 2 3 Latin. (0, 1, 2) ends a line once and its line goes on once: two
+    # followers, as sentencepiece's suffix array over lines sees a space and a line's end. Always
+    # at a line's end or never, one (a piece's end stays one follower without line_ends).
+    classes = array("i", [SEED_SPACE, 1, 1, 1])
+    pieces = [[0, 1, 2], [0, 2, 3], [1, 3]]
+    offsets = array("q", [0, *accumulate(map(len, pieces))])
+    symbols = array("i", [s for p in pieces for s in p])
+    counts = array("q", [2, 3, 1])
+    grams = lambda ends: {g for g, _ in seed_substrings(symbols, offsets, counts, 100, 16, classes, ends)}
+    assert grams(None) == grams(array("q", [0, 0, 0])) == set()
+    assert grams(array("q", [1, 0, 0])) == {(0, 1, 2), (1, 2)}
+    assert grams(array("q", [2, 3, 1])) == set()
+    assert grams(array("q", [2, 1, 0])) == {(0, 2, 3), (2, 3)}
+    with pytest.raises(ValueError, match="2 line end counts for 3 pieces"):
+        grams(array("q", [0, 0]))
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=12), st.integers(1, 4)), max_size=8),
+@given(st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=12), st.integers(1, 4), st.integers(0, 4)),
+                max_size=8),
        st.integers(0, 40), st.integers(1, 6),
-       st.lists(st.sampled_from([SEED_INVALID, SEED_SPACE, SEED_INHERITED, 0, 1, 2]), min_size=7, max_size=7))
-def test_seed_substrings_equal_the_reference(pieces, how_many, max_width, classes):
-    offsets = array("q", [0, *accumulate(len(p) for p, _ in pieces)])
-    symbols = array("i", [s for p, _ in pieces for s in p])
-    counts = array("q", [c for _, c in pieces])
-    assert seed_substrings(symbols, offsets, counts, how_many, max_width, array("i", classes)) == \
-        ref.seed_substrings([p for p, _ in pieces], counts, how_many, max_width, classes)
+       st.lists(st.sampled_from([SEED_INVALID, SEED_SPACE, SEED_INHERITED, 0, 1, 2]), min_size=7, max_size=7),
+       st.booleans())
+def test_seed_substrings_equal_the_reference(pieces, how_many, max_width, classes, with_line_ends):
+    offsets = array("q", [0, *accumulate(len(p) for p, _, _ in pieces)])
+    symbols = array("i", [s for p, _, _ in pieces for s in p])
+    counts = array("q", [c for _, c, _ in pieces])
+    # Of a piece's occurrences, none, some or all end a line.
+    line_ends = array("q", [min(e, c) for _, c, e in pieces]) if with_line_ends else None
+    assert seed_substrings(symbols, offsets, counts, how_many, max_width, array("i", classes), line_ends) == \
+        ref.seed_substrings([p for p, _, _ in pieces], counts, how_many, max_width, classes, line_ends)

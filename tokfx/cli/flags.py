@@ -15,9 +15,9 @@ from typing import Any
 from tokfx.alphabet import DEFAULT_CHARACTER_COVERAGE, NAMES as ALPHABETS, Alphabet, check_character_coverage
 from tokfx.formats.readers.policy import DEFAULT_MAX_REJECTED, ON_ERROR, rejected_limit
 from tokfx.formats.shards.formats import DEFAULT_FORMATS, FORMATS
+from tokfx.models.base import CONTEXTS
 from tokfx.models.pathpiece import TIE_BREAKS
 from tokfx.models.registry import TRAINERS
-from tokfx.models.sage.trainer import CONTEXTS
 from tokfx.models.top_down import INITIAL_VOCABS
 from tokfx.models.unigram import RECIPES
 from tokfx.models.training import check_vocab_size, training_settings
@@ -188,7 +188,9 @@ _FLAGS = [
          " which word2vec is retrained (default: the official multiples of --vocab-size)", type=sizes),
     Flag(("--context",), "sage: word2vec and the ablation see the whole line (default, as the"
          " official code; the corpus's lines are counted too) or one pre-token (faster, and all"
-         " that a counts file allows)", choices=CONTEXTS),
+         " that a counts file allows); unigram with its sentencepiece recipe: the seed tells a"
+         " line's end from a pre-token's (line, as sentencepiece, which trains on lines) or not"
+         " (pretoken, the default)", choices=CONTEXTS),
     Flag(("--segmenter",), "segment with this instead of the algorithm's (or the tokenizer's) own"
          " (bpe: merges; pathpiece-l/-r and greedy: any vocabulary; likelihood: a unigram one)", choices=tuple(SEGMENTERS)),
     Flag(("--min-pretoken-count",), "drop pre-tokens seen fewer times before training", type=int,

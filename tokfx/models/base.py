@@ -60,6 +60,11 @@ class Model:
     scores: list[float] | None = None
 
 
+# What a trainer that takes lines (Trainer.takes_lines) learns from besides the pre-token counts:
+# the lines ("line": the texts' {line bytes: count}) or nothing more ("pretoken").
+CONTEXTS = ("line", "pretoken")
+
+
 class ShortVocabularyWarning(UserWarning):
     """Training ended below the vocabulary size asked for: the corpus had no more to learn."""
 

@@ -22,12 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tokfx._count_table import packed_counts
 from tokfx._ngrams import SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts
 from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
 from tokfx import unicode_scripts
 from tokfx.alphabet import CHARACTERS, Alphabet, fallback_byte_scores
-from tokfx.models.base import Model, Target, Trainer, check_max_width
+from tokfx.models.base import CONTEXTS, Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
+from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.progress import Progress
 
 # sentencepiece's kExpectedFrequencyThreshold: the M-step drops tokens expected fewer times.
@@ -43,12 +45,14 @@ FINAL_SLACK = 1.1
 
 
 def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size: int, seed_size: int,
-                    max_width: int, classes: array | None = None) -> tuple[list[tuple[int, ...]], list[float]]:
+                    max_width: int, classes: array | None = None,
+                    line_ends: array | None = None) -> tuple[list[tuple[int, ...]], list[float]]:
     """Every base symbol, then `seed_size - alphabet_size` substrings of 2..max_width symbols:
     with `classes` (seed_classes), sentencepiece's seed (_ngrams.seed_substrings: the valid,
-    branching substrings of the highest count x length); without, the most frequent n-grams
-    (ties by symbols). Each scored log(count x length) - log(sum), as sentencepiece's seed; a
-    base symbol that never occurs scores BELOW_LOWEST under the lowest."""
+    branching substrings of the highest count x length, a line's end another follower than a
+    piece's with `line_ends`, piece_line_ends); without, the most frequent n-grams (ties by
+    symbols). Each scored log(count x length) - log(sum), as sentencepiece's seed; a base
+    symbol that never occurs scores BELOW_LOWEST under the lowest."""
     lengths = np.diff(np.frombuffer(offsets, dtype=np.int64))
     weights = np.repeat(np.frombuffer(counts, dtype=np.int64), lengths)
     base_counts = np.bincount(np.frombuffer(symbols, dtype=np.int32), weights=weights,
@@ -57,12 +61,12 @@ def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size
     if classes is None:
         grams = top_ngram_counts(symbols, offsets, counts, how_many, max_width)
     else:
-        grams = seed_substrings(symbols, offsets, counts, how_many, max_width, classes)
+        grams = seed_substrings(symbols, offsets, counts, how_many, max_width, classes, line_ends)
     tokens = [(s,) for s in range(alphabet_size)] + [gram for gram, _ in grams]
     weight = [float(c) for c in base_counts[:alphabet_size]] + [float(c * len(g)) for g, c in grams]
     total = math.log(sum(weight)) if sum(weight) > 0 else 0.0
-    scores = [math.log(w) - total if w > 0 else None for w in weight]
-    return tokens, _floored(scores)
+    scores = np.array([math.log(w) - total if w > 0 else 0.0 for w in weight])
+    return tokens, _floored(scores, np.array(weight) > 0)
 
 
 def seed_classes(alphabet: Alphabet) -> array:
@@ -78,10 +82,45 @@ def seed_classes(alphabet: Alphabet) -> array:
     return classes
 
 
-def _floored(scores: list[float | None]) -> list[float]:
-    """None (no estimate) becomes BELOW_LOWEST under the lowest score (0 if none)."""
-    lowest = min((s for s in scores if s is not None), default=0.0)
-    return [lowest - BELOW_LOWEST if s is None else s for s in scores]
+def line_end_counts(lines: Mapping[bytes, int], pre_tokenizer: PreTokenizer) -> dict[bytes, int]:
+    """{pre-token: its occurrences last in a line} over the line counts (count_lines: a line
+    keeps its "\\n"), the pre-token as the text's own pre-tokenization has it: a text's last
+    line (no "\\n") ends in its last piece; a line whose "\\n" is a piece of its own (with the
+    whitespace before it, as the gpt2 pattern splits it) in the piece before; a line whose
+    "\\n" sits inside a piece (the sentencepiece pattern's "\u2581b\\nc", where a text holds
+    several lines) in none: there the seed sees the "\\n" follow already."""
+    found: dict[bytes, int] = {}
+    for line, count in lines.items():
+        pieces = pre_tokenizer.pieces(line.decode("utf-8"))
+        if line.endswith(b"\n"):
+            if not pieces or pieces[-1].strip():
+                continue
+            pieces = pieces[:-1]
+        if pieces:
+            found[pieces[-1]] = found.get(pieces[-1], 0) + count
+    return found
+
+
+def piece_line_ends(ordered: Mapping[bytes, int], at_line_end: Mapping[bytes, int], alphabet: Alphabet,
+                    offsets: array) -> array:
+    """For each piece of packed_words(ordered, alphabet) (whose `offsets`): how many of its
+    occurrences end a line, by `at_line_end` (line_end_counts); only a pre-token's last piece
+    can (packed_words cuts a pre-token around the fallback symbols of a chars alphabet)."""
+    keys, ends, _ = packed_counts(ordered)
+    _, key_offsets = alphabet.map_pieces(keys, ends)
+    starts = np.frombuffer(key_offsets, dtype=np.int64)
+    piece_ends = np.frombuffer(offsets, dtype=np.int64)[1:]
+    key = np.searchsorted(starts, piece_ends) - 1  # the pre-token a piece ending at a pre-token's end ends
+    per_key = np.array([min(at_line_end.get(k, 0), c) for k, c in ordered.items()], dtype=np.int64)
+    last = starts[key + 1] == piece_ends
+    return array("q", np.where(last, per_key[key], 0).astype(np.int64).tobytes())
+
+
+def _floored(scores: np.ndarray, estimated: np.ndarray) -> list[float]:
+    """The scores, those not `estimated` BELOW_LOWEST under the lowest estimated one (0 if
+    none); in numpy, as the trainer floors every M-step's tens of thousands of scores."""
+    lowest = scores[estimated].min() if estimated.any() else 0.0
+    return np.where(estimated, scores, lowest - BELOW_LOWEST).tolist()
 
 
 def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_size: int,
@@ -107,8 +146,8 @@ def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_si
     # The builtin sum over the same floats in the same order, as before.
     total = sum(kept_values[counted].tolist())
     log_total = digamma(total) if total > 0 else 0.0
-    scores = [s - log_total if c else None for s, c in zip(digammas(kept_values), counted.tolist())]
-    return [tokens[i] for i in kept], _floored(scores)
+    return [tokens[i] for i in kept], _floored(np.frombuffer(digammas(kept_values), dtype=np.float64) - log_total,
+                                               counted)
 
 
 def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Sequence[float],
@@ -167,6 +206,7 @@ class UnigramTrainer(Trainer):
     """The tokenizer has no merges, a log probability per token, and segments with likelihood
     (Viterbi)."""
     name = "unigram"
+    takes_lines = True
 
     @dataclass(frozen=True)
     class Params:
@@ -174,12 +214,16 @@ class UnigramTrainer(Trainer):
         Hugging Face). `shrinking_factor`: each prune keeps this share of the tokens (never below
         vocab_size). `em_iterations`: EM steps per round (sentencepiece: 2). `max_width`: the
         widest token in base symbols. `recipe`: "sentencepiece" (the default over characters) or
-        "ngrams" (the default over bytes), RECIPES."""
+        "ngrams" (the default over bytes), RECIPES. `context` (the "sentencepiece" recipe):
+        "pretoken" (the default: what counts alone allow) or "line": the seed tells a
+        pre-token's end inside its line from a line's end, as sentencepiece's seed does over its
+        lines (line_end_counts; it needs the texts' line counts, {line bytes: count})."""
         seed_size: int = 1_000_000
         shrinking_factor: float = 0.75
         em_iterations: int = 2
         max_width: int = 16
         recipe: str | None = None
+        context: str = "pretoken"
 
     def recipe(self, alphabet: Alphabet) -> str:
         """The `recipe` asked for, else RECIPES' default for the alphabet."""
@@ -196,21 +240,33 @@ class UnigramTrainer(Trainer):
         if p.recipe is not None and p.recipe not in RECIPES:
             raise ValueError(f"unknown recipe {p.recipe!r}; known: {', '.join(RECIPES)}")
         recipe = self.recipe(alphabet)
+        if p.context not in CONTEXTS:
+            raise ValueError(f"context must be 'pretoken' or 'line', got {p.context!r}")
+        if p.context == "line" and recipe != "sentencepiece":
+            raise ValueError(f"context='line' applies only to recipe 'sentencepiece' (the {recipe!r} seed"
+                             " reads no line ends)")
+        if p.context == "line" and lines is None:
+            raise ValueError("context='line' needs the texts' lines: use tokfx.train(texts, ...), or the"
+                             " counts with lines=count_lines(texts)")
         final = target.without_specials(target.vocab_size)
         if p.seed_size < final:
             raise ValueError(f"seed_size {p.seed_size} is smaller than vocab_size {final} (without"
                              " special tokens)")
         start = time.perf_counter()
         # Sorted: the float sums of the EM depend on the order of the pre-tokens.
-        packed = packed_words(dict(sorted(counts.items())), alphabet)
-        classes = None
+        ordered = dict(sorted(counts.items()))
+        packed = packed_words(ordered, alphabet)
+        classes = line_ends = None
         stop = final
+        if p.context == "line":
+            at_line_end = line_end_counts(lines, PreTokenizer(target.pattern, target.special_tokens))
+            line_ends = piece_line_ends(ordered, at_line_end, alphabet, packed[1])
         if recipe == "sentencepiece":
             classes = seed_classes(alphabet) if alphabet.characters else array("i", bytes(4 * alphabet.size))
             # sentencepiece's desired_vocab_size_: its vocab_size (with its meta and byte pieces)
             # x 1.1 over its training pieces (without them).
             stop = alphabet.char_base + int(FINAL_SLACK * target.vocab_size)
-        tokens, scores = seed_vocabulary(*packed, alphabet.size, p.seed_size, p.max_width, classes)
+        tokens, scores = seed_vocabulary(*packed, alphabet.size, p.seed_size, p.max_width, classes, line_ends)
         progress.report(f"unigram: seed vocabulary of {len(tokens):,} tokens in"
                         f" {time.perf_counter() - start:.2f} s")
         rounds = em_rounds(packed, tokens, scores, final, alphabet.size, p, max(stop, final),
@@ -225,7 +281,7 @@ class UnigramTrainer(Trainer):
         progress.report(f"unigram: {len(tokens) + specials:,} tokens in {time.perf_counter() - start:.2f} s")
         params = {"vocab_size": target.vocab_size, "seed_size": p.seed_size,
                   "shrinking_factor": p.shrinking_factor, "em_iterations": p.em_iterations,
-                  "max_width": p.max_width, "recipe": recipe}
+                  "max_width": p.max_width, "recipe": recipe, "context": p.context}
         ordered = [scores[i] for i in ids]
         float_bits = 64
         if alphabet.characters:

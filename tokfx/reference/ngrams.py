@@ -26,7 +26,8 @@ def top_ngram_counts(pieces: Sequence[Sequence[int]], counts: Sequence[int], how
 
 # seed_substrings' classes, as tokfx._ngrams: INVALID, SPACE, INHERITED, and scripts >= 0.
 INVALID, SPACE, INHERITED, ANY = -1, -2, -3, -4
-END = -1  # the end of a piece, a follower of its own
+END = -1  # the end of a piece inside its line, a follower of its own
+LINE_END = -3  # the end of a line, another
 
 
 def valid_substring(gram: Sequence[int], classes: Sequence[int]) -> bool:
@@ -47,19 +48,22 @@ def valid_substring(gram: Sequence[int], classes: Sequence[int]) -> bool:
 
 
 def seed_substrings(pieces: Sequence[Sequence[int]], counts: Sequence[int], how_many: int, max_width: int,
-                    classes: Sequence[int]) -> list[tuple[tuple[int, ...], int]]:
+                    classes: Sequence[int], line_ends: Sequence[int] | None = None) -> list[tuple[tuple[int, ...], int]]:
     """The valid substrings of 2..max_width symbols followed by two different symbols (a piece's
-    end counting as one), the `how_many` of the highest count x length, ties by symbols."""
+    end counting as one: END, or LINE_END for the line_ends[k] of piece k's occurrences that
+    end a line, or both), the `how_many` of the highest count x length, ties by symbols."""
     grams: Counter = Counter()
     followers: dict[tuple[int, ...], set[int]] = {}
-    for piece, count in zip(pieces, counts):
+    for k, (piece, count) in enumerate(zip(pieces, counts)):
         piece = tuple(piece)
+        at_line_end = 0 if line_ends is None else line_ends[k]
+        ends = {END} if at_line_end == 0 else {LINE_END} if at_line_end >= count else {END, LINE_END}
         for start in range(len(piece)):
             for end in range(start + 1, min(start + max_width, len(piece)) + 1):
                 gram = piece[start:end]
                 if not valid_substring(gram, classes):
                     break
                 grams[gram] += count
-                followers.setdefault(gram, set()).add(piece[end] if end < len(piece) else END)
+                followers.setdefault(gram, set()).update({piece[end]} if end < len(piece) else ends)
     ranked = [(g, c) for g, c in grams.items() if len(g) >= 2 and len(followers[g]) >= 2]
     return sorted(ranked, key=lambda gc: (-gc[1] * len(gc[0]), gc[0]))[:how_many]

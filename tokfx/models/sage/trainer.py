@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tokfx._sage_loss import sage_losses
-from tokfx.models.base import Model, Target, Trainer
+from tokfx.models.base import CONTEXTS, Model, Target, Trainer
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.models.sage.pieces import greedy_pieces, line_pieces
 from tokfx.models.sage.word2vec import train_embeddings
@@ -38,7 +38,6 @@ from tokfx.progress import Progress
 # 40,960 32,768. Defaults take the multiples below the initial size.
 OFFICIAL_VOCAB_STEPS = (16, 14, 12, 10, 8, 6, 4, 3.5, 3, 2.5, 2, 1)
 OFFICIAL_EMBEDDING_STEPS = (16, 8, 4, 3, 2.5, 2)
-CONTEXTS = ("line", "pretoken")
 
 
 def default_schedule(initial: int, target: int) -> list[int]:
