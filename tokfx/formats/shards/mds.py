@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import BinaryIO
 
 import numpy as np
+import pyarrow as pa
 
 from tokfx.formats.readers.kept_fields import KeptField
 from tokfx.formats.shards.files import Opener
@@ -42,6 +43,18 @@ _LIMIT = 1 << 32  # uint32 offsets
 _U32 = np.dtype("<u4")
 # NDArray's shape header: (ndim << 2) | k, then the shape as the smallest uint of 2**k bytes.
 _SHAPE_DTYPES = (np.dtype("<u1"), np.dtype("<u2"), np.dtype("<u4"), np.dtype("<u8"))
+
+
+def check_kept(kept: Sequence[KeptField]) -> None:
+    """Refuse kept fields the `json` encoding cannot hold as the Parquet column does (a
+    timestamp, bytes, a list: from a Parquet input) and one named as the ids' column."""
+    for name, kind in kept:
+        if name == TOKENS_COLUMN:
+            raise ValueError(f"--keep-fields {name!r}: the ids' column of --format mds")
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_boolean(kind)
+                or pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            raise ValueError(f"--keep-fields {name!r} is {kind}: --format mds keeps strings, numbers and"
+                             f" booleans (as json)")
 
 
 def shard_config(dtype: np.dtype, kept_names: Iterable[str]) -> dict:
@@ -77,9 +90,8 @@ class MdsWriter:
     def __init__(self, open_file: Opener, name: str, vocab_size: int, kept: Sequence[KeptField] = ()):
         self.open_file, self.name = open_file, name
         self.dtype = token_dtype(vocab_size)
+        check_kept(kept)
         kept_names = [field for field, _ in kept]
-        if TOKENS_COLUMN in kept_names:
-            raise ValueError(f"--keep-fields {TOKENS_COLUMN!r}: the ids' column of --format mds")
         self.config = _config_bytes(shard_config(self.dtype, kept_names))
         # Where each kept field's value goes among the columns (in name order, with the ids).
         names = json.loads(self.config)["column_names"]
