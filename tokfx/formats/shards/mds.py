@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,10 +73,16 @@ def _config_bytes(config: Mapping) -> bytes:
     return json.dumps(config, sort_keys=True).encode()
 
 
+# The shape's header of a 1-D array of `n` ids, by the smallest k that holds n.
+_SHAPE_HEADERS = tuple((1 << (8 * d.itemsize), struct.Struct(f"<B{d.char}"), (1 << 2) | k)
+                       for k, d in enumerate(_SHAPE_DTYPES))
+
+
 def _tokens_bytes(ids: np.ndarray) -> bytes:
     """streaming's NDArray encoding of a 1-D array of a fixed dtype: the shape's header, then the ids."""
-    k = next(k for k, d in enumerate(_SHAPE_DTYPES) if len(ids) < 1 << (8 * d.itemsize))
-    return bytes([(1 << 2) | k]) + np.array([len(ids)], _SHAPE_DTYPES[k]).tobytes() + ids.tobytes()
+    n = len(ids)
+    _, header, byte = next(h for h in _SHAPE_HEADERS if n < h[0])
+    return header.pack(byte, n) + ids.tobytes()
 
 
 def _json_bytes(value) -> bytes:
@@ -108,15 +115,18 @@ class MdsWriter:
         ids = np.frombuffer(flat, dtype=np.int32).astype(self.dtype)
         start = 0
         columns: list = [None] * (1 + len(self._kept_at))
+        sizes = struct.Struct(f"<{len(columns)}I")
+        samples = []
         for row, length in enumerate(lengths):
             columns[self._tokens_at] = _tokens_bytes(ids[start:start + length])
             start += length
             for at, values in zip(self._kept_at, fields, strict=True):
                 columns[at] = _json_bytes(values[row])
-            sample = np.array([len(c) for c in columns], _U32).tobytes() + b"".join(columns)
-            self._spool.write(sample)
-            self._sizes.append(len(sample))
-            self._bytes += len(sample)
+            samples.append(sizes.pack(*map(len, columns)) + b"".join(columns))
+        self._sizes.extend(map(len, samples))
+        data = b"".join(samples)
+        self._spool.write(data)
+        self._bytes += len(data)
 
     def close(self) -> None:
         try:

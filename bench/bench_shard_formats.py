@@ -1,0 +1,66 @@
+"""What each shard format adds to writing a shard: the same documents (random ids, GPT-2's
+vocabulary size, lengths drawn around --mean-ids) written by tokfx's ShardWriter in Parquet
+alone, then Parquet plus each other format, into a temporary folder; medians of --runs.
+
+    python bench/bench_shard_formats.py [--documents 20000] [--mean-ids 600] [--runs 5]
+
+Run from the repository root (tokfx imported from there). The column "added" is the time over
+Parquet alone, per million ids: the cost a format puts on `tokfx encode --output-dir`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+from array import array
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import median_seconds  # noqa: E402
+
+from tokfx.formats.shards.files import local_opener  # noqa: E402
+from tokfx.formats.shards.formats import FORMATS  # noqa: E402
+from tokfx.formats.shards.writer import ShardWriter  # noqa: E402
+
+VOCAB_SIZE = 50_257
+
+
+def _documents(count: int, mean_ids: int) -> list[array]:
+    rng = random.Random(0)
+    return [array("i", [rng.randrange(VOCAB_SIZE) for _ in range(max(1, int(rng.expovariate(1 / mean_ids))))])
+            for _ in range(count)]
+
+
+def _write(docs: list[array], formats: tuple[str, ...]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        writer = ShardWriter(local_opener(folder), "s", VOCAB_SIZE, {}, formats=formats)
+        for k, ids in enumerate(docs):
+            writer.add(f"d{k}", ids, f"f:{k}", 4 * len(ids))
+        writer.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--documents", type=int, default=20_000)
+    parser.add_argument("--mean-ids", type=int, default=600)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    docs = _documents(args.documents, args.mean_ids)
+    ids = sum(map(len, docs))
+    print(f"{len(docs):,} documents, {ids:,} ids; load average {os.getloadavg()[0]:.1f}"
+          f" on {os.cpu_count()} CPUs; medians of {args.runs}")
+    base = median_seconds(lambda: _write(docs, ("parquet",)), args.runs)
+    print(f"{'formats':<20}{'seconds':>10}{'added s / M ids':>18}")
+    print(f"{'parquet':<20}{base:>10.3f}{'':>18}")
+    for name in FORMATS:
+        if name == "parquet":
+            continue
+        seconds = median_seconds(lambda: _write(docs, ("parquet", name)), args.runs)
+        print(f"{'parquet,' + name:<20}{seconds:>10.3f}{(seconds - base) / ids * 1e6:>18.3f}")
+
+
+if __name__ == "__main__":
+    main()
