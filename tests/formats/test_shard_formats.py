@@ -170,3 +170,16 @@ def test_a_kept_field_named_tokens_is_refused_by_the_mds_format(tmp_path):
     import pyarrow as pa
     with pytest.raises(ValueError, match="--keep-fields 'tokens': the ids' column of --format mds"):
         ShardWriter(local_opener(tmp_path), "s", 300, {}, kept=[("tokens", pa.string())], formats=("mds",))
+
+
+def test_an_empty_mds_shard_has_no_samples_for_streamings_reader(tmp_path):
+    folder = _mds_dataset(tmp_path, 300, [[], _docs(4, 300, count=3)])
+    assert [s["tokens"].tolist() for s in read_mds(folder)] == [d[1] for d in _docs(4, 300, count=3)]
+    assert FORMATS["mds"].counts(str(folder / "shard-0")) == (0, 0)
+
+
+def test_an_mds_shard_file_past_its_uint32_offsets_is_refused_naming_it(tmp_path, monkeypatch):
+    from tokfx.formats.shards import mds
+    monkeypatch.setattr(mds, "_LIMIT", 2_000)  # 4 GiB, made small: the rule, not the size
+    with pytest.raises(ValueError, match=r"s\.mds: 2,\d{3} bytes; an MDS shard file holds less than 4 GiB"):
+        _write(tmp_path, _docs(5, 300, count=100), 300, ("mds",), row_group_bytes=64)

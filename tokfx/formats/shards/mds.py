@@ -125,20 +125,24 @@ class MdsWriter:
             samples.append(sizes.pack(*map(len, columns)) + b"".join(columns))
         self._sizes.extend(map(len, samples))
         data = b"".join(samples)
-        self._spool.write(data)
         self._bytes += len(data)
+        if self._head() + self._bytes >= _LIMIT:  # before the spool grows any further
+            raise ValueError(f"{self.name}{MDS}: {self._head() + self._bytes:,} bytes; an MDS shard file"
+                             f" holds less than 4 GiB (uint32 offsets): give a smaller --shard-size")
+        self._spool.write(data)
+
+    def _head(self) -> int:
+        """The size of the file's header: the sample count, the offsets and the config."""
+        return 4 + 4 * (len(self._sizes) + 1) + len(self.config)
 
     def close(self) -> None:
         try:
-            count = len(self._sizes)
-            head = 4 + 4 * (count + 1) + len(self.config)
-            if head + self._bytes >= _LIMIT:
-                raise ValueError(f"{self.name}{MDS}: {head + self._bytes:,} bytes; an MDS shard file holds"
-                                 f" less than 4 GiB (uint32 offsets): give a smaller --shard-size")
-            offsets = np.zeros(count + 1, dtype=np.uint64)
-            np.cumsum(np.frombuffer(self._sizes, dtype=np.uint32), dtype=np.uint64, out=offsets[1:])
+            head = self._head()
+            offsets = np.zeros(len(self._sizes) + 1, dtype=np.uint64)
+            if self._sizes:
+                np.cumsum(np.frombuffer(self._sizes, dtype=np.uint32), dtype=np.uint64, out=offsets[1:])
             with self.open_file(f"{self.name}{MDS}") as file:
-                file.write(np.array([count], _U32).tobytes())
+                file.write(np.array([len(self._sizes)], _U32).tobytes())
                 file.write((offsets + head).astype(_U32).tobytes())
                 file.write(self.config)
                 self._spool.seek(0)
