@@ -6,11 +6,13 @@ import random
 from array import array
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from tokfx.formats.shards.files import local_opener
 from tokfx.formats.shards.formats import DEFAULT_FORMATS, FORMATS, chosen_formats
+from tokfx.formats.shards import mds
 from tokfx.formats.shards.mds import INDEX_JSON, mds_index_json
 from tokfx.formats.shards.writer import ShardWriter
 from streaming_reader import read_mds
@@ -150,7 +152,6 @@ def test_streamings_own_reader_reads_the_mds_shards_through_their_index(tmp_path
 
 
 def test_streamings_reader_reads_the_kept_fields_as_the_parquet_columns_hold_them(tmp_path):
-    import pyarrow as pa
     kept = [("url", pa.string()), ("score", pa.float64()), ("year", pa.int64()), ("ok", pa.bool_())]
     docs = _docs(3, 300, count=40)
     rng = random.Random(3)
@@ -167,7 +168,6 @@ def test_streamings_reader_reads_the_kept_fields_as_the_parquet_columns_hold_the
 
 
 def test_a_kept_field_named_tokens_is_refused_by_the_mds_format(tmp_path):
-    import pyarrow as pa
     with pytest.raises(ValueError, match="--keep-fields 'tokens': the ids' column of --format mds"):
         ShardWriter(local_opener(tmp_path), "s", 300, {}, kept=[("tokens", pa.string())], formats=("mds",))
 
@@ -179,7 +179,6 @@ def test_an_empty_mds_shard_has_no_samples_for_streamings_reader(tmp_path):
 
 
 def test_an_mds_shard_file_past_its_uint32_offsets_is_refused_naming_it(tmp_path, monkeypatch):
-    from tokfx.formats.shards import mds
     monkeypatch.setattr(mds, "_LIMIT", 2_000)  # 4 GiB, made small: the rule, not the size
     with pytest.raises(ValueError, match=r"s\.mds: 2,\d{3} bytes; an MDS shard file holds less than 4 GiB"):
         _write(tmp_path, _docs(5, 300, count=100), 300, ("mds",), row_group_bytes=64)
