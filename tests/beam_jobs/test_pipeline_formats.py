@@ -12,7 +12,7 @@ import pytest
 
 from beam_jobs.pipelines import run
 from pipeline_corpus import SOURCES, paragraphs, read_shards, write_zst_shards
-from streaming_reader import read_mds
+from streaming_mds import read_mds
 from tokfx.cli.main import main
 
 

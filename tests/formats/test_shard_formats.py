@@ -15,7 +15,7 @@ from tokfx.formats.shards.formats import DEFAULT_FORMATS, FORMATS, chosen_format
 from tokfx.formats.shards import mds
 from tokfx.formats.shards.mds import INDEX_JSON, mds_index_json
 from tokfx.formats.shards.writer import ShardWriter
-from streaming_reader import read_mds
+from streaming_mds import mds_writer_class, read_mds
 
 
 def _docs(seed, vocab_size, count=60):
@@ -182,3 +182,29 @@ def test_an_mds_shard_file_past_its_uint32_offsets_is_refused_naming_it(tmp_path
     monkeypatch.setattr(mds, "_LIMIT", 2_000)  # 4 GiB, made small: the rule, not the size
     with pytest.raises(ValueError, match=r"s\.mds: 2,\d{3} bytes; an MDS shard file holds less than 4 GiB"):
         _write(tmp_path, _docs(5, 300, count=100), 300, ("mds",), row_group_bytes=64)
+
+
+@pytest.mark.parametrize("vocab_size, dtype", [(300, "uint16"), (70_000, "int32")])
+def test_the_mds_shard_is_the_bytes_streamings_mdswriter_writes(tmp_path, vocab_size, dtype):
+    """streaming's own writer, given the same samples, columns and settings (one shard, no
+    compression, sha256), writes the same file and the same index entry (but its file's name).
+    No empty document: MDSWriter refuses one."""
+    writer_class = mds_writer_class()
+    docs = [d for d in _docs(vocab_size, vocab_size, count=300) if d[1]]
+    docs[7] = ("long", list(range(vocab_size - 1)) * 2, "s:7")
+    rng = random.Random(vocab_size)
+    values = [(rng.choice([None, "https://é.example/", f"u{k}"]), rng.choice([None, k / 7, 3]))
+              for k in range(len(docs))]
+    kept = [("url", pa.string()), ("score", pa.float64())]
+    (tmp_path / "ours").mkdir()
+    ours = _mds_dataset(tmp_path / "ours", vocab_size, [docs], kept, values)
+    with writer_class(columns={"tokens": f"ndarray:{dtype}", "url": "json", "score": "json"},
+                      out=str(tmp_path / "theirs"), size_limit=None, hashes=["sha256"]) as theirs:
+        for (_, ids, _), (url, score) in zip(docs, values, strict=True):
+            theirs.write({"tokens": np.array(ids, dtype), "url": url, "score": score})
+    assert (ours / "shard-0.mds").read_bytes() == (tmp_path / "theirs" / "shard.00000.mds").read_bytes()
+    [entry] = json.loads((ours / INDEX_JSON).read_text())["shards"]
+    [expected] = json.loads((tmp_path / "theirs" / "index.json").read_text())["shards"]
+    assert entry["raw_data"].pop("basename") == "shard-0.mds"
+    assert expected["raw_data"].pop("basename") == "shard.00000.mds"
+    assert entry == expected

@@ -1,5 +1,5 @@
-"""MosaicML streaming's own MDS reader, for the tests of `--format mds`, without what
-`import streaming` brings.
+"""MosaicML streaming's own MDS reader and writer, for the tests of `--format mds`, without
+what `import streaming` brings.
 
 `pip install mosaicml-streaming` asks for torchvision, transformers, numpy<2.2 and the cloud
 SDKs, and `import streaming` imports them all (its `__init__` re-exports the vision, text and
@@ -11,6 +11,8 @@ packages (their real paths) with their `__init__` not run; everything below them
 installed: `streaming.base.format.mds.reader` (MDSReader), its encodings, the base reader and
 `streaming.base.util`, which imports torch.distributed: without torch (the megatron extra's
 CPU build) or the wheel, the tests that read MDS skip. Nothing of streaming is replaced.
+`MDSWriter`'s modules import its compressors and hashes too (brotli, python-snappy, zstd,
+xxhash) and tqdm: the test extra has them.
 
 `read_mds(folder)` then does what streaming's LocalDataset does with a local folder (its own
 `__init__` needs `streaming.base.format`'s writers' compressors): index.json, a reader per
@@ -42,11 +44,22 @@ def _register_packages() -> None:
         sys.modules[name] = importlib.util.module_from_spec(spec)
 
 
-def mds_reader_class():
-    """streaming's MDSReader (skips without torch or the streaming wheel)."""
+def _streaming_module(name: str):
+    """A module of the installed streaming (skips without torch or the streaming wheel)."""
     pytest.importorskip("torch", reason="streaming's reader imports torch.distributed (the megatron extra's torch)")
     _register_packages()
-    return importlib.import_module("streaming.base.format.mds.reader").MDSReader
+    return importlib.import_module(name)
+
+
+def mds_reader_class():
+    return _streaming_module("streaming.base.format.mds.reader").MDSReader
+
+
+def mds_writer_class():
+    for module in ("brotli", "snappy", "zstd", "xxhash", "tqdm"):
+        pytest.importorskip(module, reason="streaming's MDSWriter imports its compressors and hashes"
+                                           " (pip install '.[test]')")
+    return _streaming_module("streaming.base.format.mds.writer").MDSWriter
 
 
 def read_mds(folder) -> list[dict]:
