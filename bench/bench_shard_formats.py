@@ -8,6 +8,11 @@ Run from the repository root (tokfx imported from there). Times are CPU seconds 
 (user + system: the writes' kernel time included), which a loaded machine disturbs less than wall
 time. The column "added" is the CPU time over Parquet alone, per million ids: the cost a format
 puts on `tokfx encode --output-dir`.
+
+Then MDS alone against its peer, MosaicML streaming's own `MDSWriter` writing the same samples
+into one shard file (the same bytes: tests/formats/test_shard_formats.py), when the test
+environment's streaming is there (README's test command; its modules are imported as the tests
+do, tests/streaming_mds.py).
 """
 from __future__ import annotations
 
@@ -45,6 +50,28 @@ def _write(docs: list[array], formats: tuple[str, ...]) -> None:
         writer.close()
 
 
+def _streaming_writer(docs: list[array]):
+    """A run of streaming's MDSWriter over `docs`, or None without it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import numpy as np
+    from _pytest.outcomes import Skipped
+    from streaming_mds import mds_writer_class
+    try:
+        writer_class = mds_writer_class()
+    except Skipped as skipped:
+        print(f"streaming's MDSWriter: not run ({skipped})")
+        return None
+    arrays = [np.frombuffer(ids, np.int32).astype(np.uint16) for ids in docs]
+
+    def run() -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            with writer_class(columns={"tokens": "ndarray:uint16"}, out=folder, size_limit=None,
+                              hashes=["sha256"]) as writer:
+                for ids in arrays:
+                    writer.write({"tokens": ids})
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--documents", type=int, default=20_000)
@@ -63,6 +90,12 @@ def main() -> None:
             continue
         seconds = median_seconds(lambda: _write(docs, ("parquet", name)), args.runs, time.process_time)
         print(f"{'parquet,' + name:<20}{seconds:>10.3f}{(seconds - base) / ids * 1e6:>18.3f}")
+    peer = _streaming_writer(docs)
+    if peer is not None:
+        ours = median_seconds(lambda: _write(docs, ("mds",)), args.runs, time.process_time)
+        theirs = median_seconds(peer, args.runs, time.process_time)
+        print(f"\nmds alone: tokfx {ours:.3f} CPU s, streaming's MDSWriter {theirs:.3f} CPU s"
+              f" (tokfx / streaming: {ours / theirs:.2f})")
 
 
 if __name__ == "__main__":
