@@ -1,5 +1,6 @@
 """WriteManifest: the receipts of every task and shard, and the rejected records ->
-rejected/rejected.jsonl, then manifest.json, last.
+rejected/rejected.jsonl, then the indexes over all the shards (`--format mds`: streaming's
+shards/index.json), then manifest.json, last.
 
 The manifest is built from the receipts, so a resumed run writes the same one as a run never
 interrupted. It covers the tokenizer's files too when the run wrote them, and names the file a
@@ -11,12 +12,15 @@ allows (beam_jobs.totals), else it fails, its rejected records written, its mani
 """
 from __future__ import annotations
 
+import hashlib
+
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from tokfx.formats.rejected import write_rejected
 from tokfx.formats.shards.manifest import MANIFEST_JSON, build_manifest, manifest_json_bytes
-from beam_jobs.files import sha256, write_bytes
+from tokfx.formats.shards.mds import INDEX_JSON, mds_index_json
+from beam_jobs.files import open_raw, sha256, write_bytes
 from beam_jobs.receipts import RECEIPTS_DIR, SHARDS_DIR, ShardReceipt, TaskReceipt
 from beam_jobs.shuffle import SHUFFLE_DIR
 from beam_jobs.totals import check_written, totals
@@ -61,15 +65,27 @@ def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokeni
     check_written(counts, max_rejected, FileSystems.join(output_dir, REJECTED_FILE))
     # --max-rejected is recorded here, not in the run's settings: it decides no byte of the
     # shards, and a run refused by it is resumed, its shards kept, with a larger one.
+    entries = [s.manifest_entry() for s in shards]
+    indexes = _indexes(output_dir, entries)
     manifest = build_manifest({**config, "max_rejected": max_rejected}, tokenizer_file.hash,
-                              tokenizer_file.alphabet(), [s.manifest_entry() for s in shards], counts,
-                              _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file), tokenizer_source)
+                              tokenizer_file.alphabet(), entries, counts,
+                              _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file), tokenizer_source,
+                              {relative: hashlib.sha256(data).hexdigest() for relative, data in indexes.items()})
     _remove_strays(output_dir, shards, tasks)
     if shuffled and FileSystems.exists(FileSystems.join(output_dir, SHUFFLE_DIR)):
         FileSystems.delete([FileSystems.join(output_dir, SHUFFLE_DIR)])  # the spills, now in the shards
+    for relative, data in indexes.items():
+        write_bytes(FileSystems.join(output_dir, relative), data)
     path = FileSystems.join(output_dir, MANIFEST_JSON)
     write_bytes(path, manifest_json_bytes(manifest))
     return path
+
+
+def _indexes(output_dir: str, entries: list[dict]) -> dict[str, bytes]:
+    """The files that index all the shards of a format (relative path -> bytes): streaming's
+    index.json when the shards have MDS files, built from their headers and the manifest's entries."""
+    index = mds_index_json(entries, lambda relative: open_raw(FileSystems.join(output_dir, relative)))
+    return {f"{SHARDS_DIR}/{INDEX_JSON}": index} if index is not None else {}
 
 
 def _remove_strays(output_dir: str, shards: list[ShardReceipt], tasks: list[TaskReceipt]) -> None:

@@ -37,6 +37,7 @@ from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.rejected import rejected_beside, write_rejected
 from tokfx.formats.shards.formats import chosen_formats
 from tokfx.formats.shards.manifest import MANIFEST_JSON
+from tokfx.formats.shards.mds import check_kept
 from tokfx.formats.shards.parquet import shard_schema
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.models.training import trains_on_lines
@@ -125,7 +126,10 @@ def _plan(opts: TokfxOptions, inputs: list[str]) -> ReadPlan:
     if taken:
         raise ValueError(f"--keep-fields: {', '.join(map(repr, taken))} is a column of every shard"
                          " already (a document's own id: --id-field)")
-    return plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error), keep)
+    plan = plan_reads(inputs, _read_options(opts), opts.task_bytes, ErrorPolicy(opts.on_error), keep)
+    if "mds" in chosen_formats(opts.format):
+        check_kept(plan.options.keep)  # before any shard is written
+    return plan
 
 
 def _check_shuffle(command: str, opts: TokfxOptions) -> None:

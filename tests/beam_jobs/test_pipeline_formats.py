@@ -1,15 +1,18 @@
-"""--format on tokfx run: the chosen formats' files in every shard, listed in the manifest with
-sha256 and size (so tokfx shards verify covers them), the ids as the Parquet shards hold them."""
+"""--format on tokfx run and tokfx encode --output-dir: the chosen formats' files in every shard,
+listed in the manifest with sha256 and size (so tokfx shards verify covers them), the ids (and,
+in MDS, the kept fields) as the Parquet shards hold them, MDS read by MosaicML streaming's reader."""
 import hashlib
 import json
 import shutil
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from beam_jobs.pipelines import run
 from pipeline_corpus import SOURCES, paragraphs, read_shards, write_zst_shards
+from streaming_mds import read_mds
 from tokfx.cli.main import main
 
 
@@ -91,4 +94,92 @@ def test_an_unknown_format_is_refused_before_anything_is_written(corpus, tmp_pat
     out = tmp_path / "out"
     with pytest.raises(ValueError, match="--format 'mdss': not a shard format"):
         _run(corpus, out, "parquet,mdss")
+    assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.fixture(scope="module")
+def with_mds(corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "out"
+    return out, _run(corpus, out, "parquet,mds")
+
+
+def test_streamings_reader_reads_the_run_as_one_dataset_with_the_parquet_shards_ids(with_mds):
+    out, manifest = with_mds
+    assert manifest["config"]["formats"] == ["parquet", "mds"]
+    assert len(manifest["shards"]) > 2
+    samples = read_mds(out / "shards")  # streaming's MDSReader over shards/index.json
+    assert [s["tokens"].tolist() for s in samples] == [row["input_ids"] for row in read_shards(out)]
+    assert all(s["tokens"].dtype == np.uint16 for s in samples)
+    index = (out / "shards" / "index.json").read_bytes()
+    assert manifest["indexes"] == {"shards/index.json": hashlib.sha256(index).hexdigest()}
+    assert [e["raw_data"]["basename"] for e in json.loads(index)["shards"]] == \
+        [f"{s['name']}.mds" for s in manifest["shards"]]
+
+
+def test_verify_covers_the_mds_files_and_their_index(with_mds, tmp_path, capsys):
+    out = tmp_path / "out"
+    shutil.copytree(with_mds[0], out)
+    assert main(["shards", "verify", str(out)]) == 0
+    capsys.readouterr()
+    for path in (sorted((out / "shards").glob("*.mds"))[0], out / "shards" / "index.json"):
+        original = path.read_bytes()
+        data = bytearray(original)
+        data[-2] ^= 0x10
+        path.write_bytes(bytes(data))
+        assert main(["shards", "verify", str(out)]) == 1
+        assert capsys.readouterr().out == f"{out}/shards/{path.name}: sha256 differs from the manifest's\n"
+        path.write_bytes(original)
+
+
+def test_an_mds_only_output_is_inspected_and_shown_by_index(corpus, with_mds, tmp_path, capsys):
+    out = tmp_path / "out"
+    manifest = _run(corpus, out, "mds")
+    rows = read_shards(with_mds[0])
+    assert sorted(p.name for p in (out / "shards").iterdir()) == \
+        sorted([f"{s['name']}.mds" for s in manifest["shards"]] + ["index.json"])
+    assert main(["shards", "show", str(out), "--index", "7"]) == 0
+    assert f"ids:        {json.dumps(rows[7]['input_ids'])}\n" in capsys.readouterr().out
+    assert main(["shards", "inspect", str(out)]) == 0
+    printed = capsys.readouterr().out
+    first = manifest["shards"][0]
+    assert f"{first['name']:<24}{first['documents']:>12,}{first['tokens']:>14,}" in printed
+    assert main(["shards", "verify", str(out)]) == 0
+
+
+def test_encode_keeps_the_fields_in_the_mds_shards_as_in_the_parquet_shards(tmp_path):
+    records = [{"text": f"document {i}: " + "the quick brown fox " * (i % 4), "url": f"https://e.org/{i}",
+                "score": i / 3, "views": i * 7, "ok": i % 2 == 0} for i in range(50)]
+    records[3]["url"] = None
+    del records[4]["score"]
+    (tmp_path / "in").mkdir()
+    corpus = tmp_path / "in" / "docs.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["train", str(corpus), "-o", str(tmp_path / "tok"), "--vocab-size", "300", "-q"]) == 0
+    out = tmp_path / "out"
+    assert main(["encode", str(tmp_path / "tok"), "--input", str(corpus), "--output-dir", str(out),
+                 "--format", "parquet,mds", "--keep-fields", "url,score,views,ok", "--shard-size", "300",
+                 "-q"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert len(manifest["shards"]) > 1
+    table = pq.read_table(sorted(map(str, (out / "shards").glob("*.parquet")))).to_pylist()
+    samples = read_mds(out / "shards")
+    assert len(samples) == len(table) == len(records)
+    for sample, row in zip(samples, table, strict=True):
+        assert sample["tokens"].tolist() == row["input_ids"]
+        assert {k: sample[k] for k in ("url", "score", "views", "ok")} == \
+            {k: row[k] for k in ("url", "score", "views", "ok")}
+    assert [s["url"] for s in samples[:5]] == ["https://e.org/0", "https://e.org/1", "https://e.org/2", None,
+                                              "https://e.org/4"]
+
+
+def test_a_kept_field_mds_cannot_hold_is_refused_before_anything_is_written(tmp_path, capsys):
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "docs.parquet"
+    pq.write_table(pa.table({"text": ["one document", "another"],
+                             "date": pa.array([1, 2], pa.timestamp("us"))}), path)
+    out = tmp_path / "out"
+    assert main(["run", "--input", str(path), "--output", str(out), "--vocab-size", "260",
+                 "--format", "parquet,mds", "--keep-fields", "date", "-q"]) == 2
+    assert "--keep-fields 'date' is timestamp[us]: --format mds keeps strings, numbers and booleans" in \
+        capsys.readouterr().err
     assert not out.exists() or not any(out.iterdir())

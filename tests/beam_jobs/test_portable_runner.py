@@ -80,8 +80,9 @@ def test_run_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, lau
 
 def test_encode_on_a_worker_pool_is_byte_identical(corpus, in_process, cluster, launcher_dir,
                                                    tmp_path):
+    # Every format: their files, and mds's index.json, the same from the worker pool.
     argv = ["encode", str(in_process / "tokenizer"), "--input", str(corpus / "*.jsonl.zst"),
-            "--shard-size", "8K", "--append-eos"]
+            "--shard-size", "8K", "--append-eos", "--format", "parquet,megatron,numpy,datatrove,mds"]
     run("encode", argv[2:] + ["--tokenizer", argv[1], "--output", str(tmp_path / "local"), "-q"])
     _launch(cluster, launcher_dir, argv + ["--output-dir", str(tmp_path / "portable"), "-q"])
     assert output_digests(tmp_path / "portable") == output_digests(tmp_path / "local")

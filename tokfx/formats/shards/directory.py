@@ -127,14 +127,17 @@ class ShardsDir:
 
     def mismatches(self) -> Iterator[str]:
         """One line per file that differs from the manifest: missing, of another size or sha256,
-        holding other counts than the manifest's; a file in shards/ it does not list; totals that
-        do not add up."""
+        holding other counts than the manifest's; a file in shards/ it does not list (its shards'
+        and its indexes'); totals that do not add up."""
         listed = set()
         for shard in self.shards:
             yield from self._shard_mismatches(shard)
             listed |= set(shard["files"])
-        for relative, sha in self.manifest.get("tokenizer_files", {}).items():
-            yield from self._file_mismatches(relative, sha, None)
+        # The tokenizer's files and the indexes over all the shards (shards/index.json: mds).
+        for key in ("tokenizer_files", "indexes"):
+            for relative, sha in self.manifest.get(key, {}).items():
+                yield from self._file_mismatches(relative, sha, None)
+        listed |= set(self.manifest.get("indexes", {}))
         folder = self.path / SHARDS_DIR
         if folder.is_dir():
             for path in sorted(folder.iterdir()):

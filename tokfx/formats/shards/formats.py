@@ -4,8 +4,8 @@ these suffixes), its writer and its reader.
 A shard is written in every chosen format at once (tokfx.formats.shards.writer), one row group
 of documents at a time: a writer is made by `open_writer(open_file, name, vocab_size, metadata,
 kept)` and takes `write_group(doc_ids, flat, lengths, sources, fields)`, then `close()`; the kept
-fields (--keep-fields: `kept`, their values `fields`) are Parquet columns, which the other formats,
-ids only, leave out. `tokfx shards` reads a
+fields (--keep-fields: `kept`, their values `fields`) are Parquet columns and MDS columns, which the
+other formats, ids only, leave out. `tokfx shards` reads a
 shard back in whichever formats its files are in: `counts(prefix)` gives (documents, tokens),
 `document(prefix, row)` a document's ids (`prefix`: the shard's path without a suffix).
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tokfx.formats.readers.kept_fields import KeptField
 from tokfx.formats.shards.datatrove_ds import DS, INDEX, DatatroveWriter, datatrove_counts, datatrove_document
 from tokfx.formats.shards.files import Opener
+from tokfx.formats.shards.mds import MDS, MdsWriter, mds_counts, mds_document
 from tokfx.formats.shards.megatron import MegatronWriter, megatron_counts, megatron_document
 from tokfx.formats.shards.npy import OFFSETS, TOKENS, NumpyWriter, numpy_counts, numpy_document
 from tokfx.formats.shards.parquet import ParquetShardWriter, parquet_counts, parquet_document
@@ -46,6 +47,9 @@ FORMATS = {format.name: format for format in (
     ShardFormat("datatrove", (DS, INDEX),
                 lambda open_file, name, vocab_size, metadata, kept: DatatroveWriter(open_file, name, vocab_size),
                 datatrove_counts, datatrove_document),
+    ShardFormat("mds", (MDS,),
+                lambda open_file, name, vocab_size, metadata, kept: MdsWriter(open_file, name, vocab_size, kept),
+                mds_counts, mds_document),
 )}
 DEFAULT_FORMATS = ("parquet", "megatron")
 

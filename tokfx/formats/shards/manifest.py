@@ -30,12 +30,15 @@ def _validator():
 def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
                    shards: Sequence[Mapping], totals: Mapping[str, int],
                    tokenizer_files: Mapping[str, str] | None = None,
-                   tokenizer_source: Mapping[str, str] | None = None) -> dict:
+                   tokenizer_source: Mapping[str, str] | None = None,
+                   indexes: Mapping[str, str] | None = None) -> dict:
     """`alphabet`: the tokenizer's (tokfx.json's "alphabet"), which the shards' ids are over;
     `shards` in their order; `tokenizer_files`: path in the output -> sha256, when the output
     holds the tokenizer; `tokenizer_source`: {"file", "format", "sha256"} of the file the
     tokenizer was loaded from (Tokenizer.source), when it was (the tokenizer hash is of its
-    canonical tokfx.json, so a tokenizer.json's own sha256 is what names the file given)."""
+    canonical tokfx.json, so a tokenizer.json's own sha256 is what names the file given);
+    `indexes`: path in the output -> sha256 of the files indexing all the shards of a format
+    (--format mds: shards/index.json)."""
     written = sum(s["documents"] for s in shards)
     if totals["documents_read"] != written + totals["documents_rejected"]:
         raise ValueError(f"documents do not add up: read {totals['documents_read']},"
@@ -49,6 +52,8 @@ def build_manifest(config: Mapping, tokenizer_hash: str, alphabet: Mapping,
         manifest["tokenizer_files"] = dict(tokenizer_files)
     if tokenizer_source:
         manifest["tokenizer_source"] = dict(tokenizer_source)
+    if indexes:
+        manifest["indexes"] = dict(indexes)
     validate_manifest(manifest)
     return manifest
 
