@@ -46,9 +46,9 @@ cdef enum:
     NO_CONJUNCT = 0
     CONSONANT = 1
     CONSONANT_LINKER = 2
+    MAX_WHOLE_CLUSTER = 6  # a cluster of fewer UTF-8 bytes is looked up whole
 
 CODE_POINTS = 0x110000
-MAX_WHOLE_CLUSTER = 6  # a cluster of fewer UTF-8 bytes is looked up whole
 
 
 cdef struct Context:  # what the rules look back at, over the characters up to the current one
