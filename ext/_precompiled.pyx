@@ -150,14 +150,14 @@ cdef class PrecompiledCore:
         cdef const char* found
         if end - start < MAX_WHOLE_CLUSTER and shortest_key(self._units, data + start, end - start, &value):
             self._out.append(<const char*>data + copied, start - copied)
-            found = replacement(self._pool, value, &size)
+            found = replacement(self._pool, len(self._pool), value, &size)
             self._out.append(found, size)
             return end
         while j < end:
             n = utf8_length(data[j])
             if self._may_rewrite(data + j, n) and shortest_key(self._units, data + j, n, &value):
                 self._out.append(<const char*>data + copied, j - copied)
-                found = replacement(self._pool, value, &size)
+                found = replacement(self._pool, len(self._pool), value, &size)
                 self._out.append(found, size)
                 copied = j + n
             j += n

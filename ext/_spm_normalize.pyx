@@ -98,7 +98,7 @@ cdef class SentencePieceNormalizerCore:
                 return n
         n = longest_key(self._units, text, size, &value)
         if n:
-            piece[0] = replacement(self._pool, value, piece_size)
+            piece[0] = replacement(self._pool, len(self._pool), value, piece_size)
             return n
         n = utf8_length(text[0])
         piece[0], piece_size[0] = <const char*>text, n

@@ -121,18 +121,17 @@ cdef inline bint is_key_path(const vector[uint32_t]& trie, const unsigned char* 
     return True
 
 
-cdef inline const char* replacement(bytes pool, uint32_t value, Py_ssize_t* size) except NULL:
-    """The NUL-terminated replacement at `value` in the pool (its length at *size); ValueError
-    for one outside the pool (decode_charsmap checks them first)."""
-    cdef const char* start = pool
-    cdef Py_ssize_t pool_size = len(pool)
+cdef inline const char* replacement(const char* pool, Py_ssize_t pool_size, uint32_t value,
+                                    Py_ssize_t* size) except NULL:
+    """The NUL-terminated replacement at `value` in the pool of pool_size bytes (its length at
+    *size); ValueError for one outside the pool (decode_charsmap checks them first)."""
     cdef const char* end = NULL
-    if value < pool_size:
-        end = <const char*>memchr(start + value, 0, pool_size - value)
+    if value < <size_t>pool_size:
+        end = <const char*>memchr(pool + value, 0, pool_size - value)
     if end == NULL:
         raise ValueError("a charsmap replacement outside its pool (decode_charsmap checks it first)")
-    size[0] = end - (start + value)
-    return start + value
+    size[0] = end - (pool + value)
+    return pool + value
 
 
 cdef inline Py_ssize_t encode_utf8(uint32_t code_point, unsigned char* out) noexcept nogil:
