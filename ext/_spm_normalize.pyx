@@ -13,44 +13,14 @@ whatever the units hold. Twin: SentencePieceNormalizer's walk over its pieces
 cimport cython
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, uint32_t
-from libc.string cimport memchr, memcmp
+from libc.string cimport memcmp
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
-cdef enum:
-    HAS_LEAF = 1 << 8
-    VALUE_MASK = 0x7FFFFFFF  # a value unit's value
-cdef uint32_t LABEL_MASK = 0x800000FF  # a value unit's label keeps its top bit: it never matches a byte
+from charsmap_trie cimport bmp_key_starts, is_key_path, longest_key, replacement, trie_pool, trie_units, utf8_length
 
 cdef const char* SPACE_SYMBOL = b"\xe2\x96\x81"  # U+2581
 cdef const char* SPACE = b" "
-
-
-cdef inline Py_ssize_t utf8_length(unsigned char lead) noexcept nogil:
-    """The length of the character a well-formed UTF-8 lead byte starts."""
-    if lead < 0x80:
-        return 1
-    if lead < 0xE0:
-        return 2
-    if lead < 0xF0:
-        return 3
-    return 4
-
-
-cdef inline size_t offset(uint32_t unit) noexcept nogil:
-    return (unit >> 10) << ((unit & (1 << 9)) >> 6)
-
-
-cdef inline Py_ssize_t encode_utf8(int32_t code_point, unsigned char* out) noexcept nogil:
-    """The UTF-8 of a BMP code point (not a surrogate) at out; returns its length."""
-    if code_point < 0x80:
-        out[0] = code_point
-        return 1
-    if code_point < 0x800:
-        out[0], out[1] = 0xC0 | code_point >> 6, 0x80 | (code_point & 0x3F)
-        return 2
-    out[0], out[1], out[2] = 0xE0 | code_point >> 12, 0x80 | (code_point >> 6 & 0x3F), 0x80 | (code_point & 0x3F)
-    return 3
 
 
 @cython.final
@@ -74,27 +44,18 @@ cdef class SentencePieceNormalizerCore:
 
     def __init__(self, bytes charsmap, bint add_dummy_prefix, bint remove_extra_whitespaces,
                  bint escape_whitespaces, bint treat_whitespace_as_suffix, user_defined_symbols=()):
-        cdef Py_ssize_t k, trie_size
+        cdef Py_ssize_t k
         cdef int b
         cdef uint32_t value
         self._add_dummy_prefix = add_dummy_prefix
         self._remove_extra_whitespaces = remove_extra_whitespaces
         self._escape_whitespaces = escape_whitespaces
         self._suffix = treat_whitespace_as_suffix
-        self._pool = b""
-        if charsmap:
-            trie_size = int.from_bytes(charsmap[:4], "little")
-            if trie_size == 0 or trie_size % 4 or trie_size > len(charsmap) - 4:
-                raise ValueError("a malformed charsmap (decode_charsmap checks it first)")
-            for k in range(4, 4 + trie_size, 4):
-                self._units.push_back(int.from_bytes(charsmap[k:k + 4], "little"))
-            self._pool = charsmap[4 + trie_size:]
-        cdef unsigned char utf8[4]
+        self._units = trie_units(charsmap)
+        self._pool = trie_pool(charsmap)
+        cdef unsigned char utf8[2]
         cdef int32_t code_point, follower
-        self._starts_key.assign(0x10000, 0)
-        for code_point in range(0x10000):
-            if not 0xD800 <= code_point < 0xE000:
-                self._starts_key[code_point] = self._is_path(utf8, encode_utf8(code_point, utf8))
+        self._starts_key = bmp_key_starts(self._units, False)
         encoded = sorted({s.encode("utf-8") for s in user_defined_symbols if s}, key=lambda s: (s[0], -len(s)))
         k = 0
         for b in range(257):
@@ -108,51 +69,12 @@ cdef class SentencePieceNormalizerCore:
         for code_point in range(0x80):
             utf8[0] = code_point
             self._alone[code_point] = self._by_first_byte[code_point] == self._by_first_byte[code_point + 1]
-            if self._starts_key[code_point] and self._longest_rule(utf8, 1, &value):
+            if self._starts_key[code_point] and longest_key(self._units, utf8, 1, &value):
                 self._alone[code_point] = False
             for follower in range(0x80):
                 utf8[1] = follower
-                if self._is_path(utf8, 2):
+                if is_key_path(self._units, utf8, 2):
                     self._alone[code_point] = False
-
-    cdef Py_ssize_t _longest_rule(self, const unsigned char* text, Py_ssize_t size, uint32_t* value) noexcept:
-        """The byte length of the longest key that text starts with (0: none), its replacement's
-        offset in the pool at *value: darts-clone's commonPrefixSearch, each unit read checked
-        to be inside the trie."""
-        cdef const uint32_t* units = self._units.data()
-        cdef size_t count = self._units.size(), node
-        cdef uint32_t unit
-        cdef Py_ssize_t i, longest = 0
-        if count == 0:
-            return 0
-        node = offset(units[0])
-        for i in range(size):
-            node ^= text[i]
-            if node >= count:
-                break
-            unit = units[node]
-            if (unit & LABEL_MASK) != text[i]:
-                break
-            node ^= offset(unit)
-            if unit & HAS_LEAF and node < count:
-                longest = i + 1
-                value[0] = units[node] & VALUE_MASK
-        return longest
-
-    cdef bint _is_path(self, const unsigned char* text, Py_ssize_t size) noexcept:
-        """Some key starts with text (or is it)."""
-        cdef const uint32_t* units = self._units.data()
-        cdef size_t count = self._units.size(), node
-        cdef Py_ssize_t i
-        if count == 0:
-            return False
-        node = offset(units[0])
-        for i in range(size):
-            node ^= text[i]
-            if node >= count or (units[node] & LABEL_MASK) != text[i]:
-                return False
-            node ^= offset(units[node])
-        return True
 
     cdef Py_ssize_t _user_symbol(self, const unsigned char* text, Py_ssize_t size) noexcept:
         """The byte length of the longest user-defined symbol that text starts with, or 0."""
@@ -169,22 +91,14 @@ cdef class SentencePieceNormalizerCore:
         returns how many bytes it consumes."""
         cdef Py_ssize_t n
         cdef uint32_t value = 0
-        cdef const char* pool
-        cdef Py_ssize_t pool_size = len(self._pool)
-        cdef const char* end = NULL
         if self._by_first_byte[text[0]] != self._by_first_byte[text[0] + 1]:
             n = self._user_symbol(text, size)
             if n:
                 piece[0], piece_size[0] = <const char*>text, n
                 return n
-        n = self._longest_rule(text, size, &value)
+        n = longest_key(self._units, text, size, &value)
         if n:
-            pool = self._pool
-            if value < pool_size:
-                end = <const char*>memchr(pool + value, 0, pool_size - value)
-            if end == NULL:
-                raise ValueError("a charsmap replacement outside its pool (decode_charsmap checks it first)")
-            piece[0], piece_size[0] = pool + value, end - (pool + value)
+            piece[0] = replacement(self._pool, len(self._pool), value, piece_size)
             return n
         n = utf8_length(text[0])
         piece[0], piece_size[0] = <const char*>text, n

@@ -272,7 +272,8 @@ def test_a_precompiled_grapheme_takes_the_rule_of_its_shortest_key():
 
 @pytest.mark.parametrize("pattern", [" {2,}", "a+", r"\.{2,3}", "ab?c", "x{2}", "é+ ", r"\[\]*"])
 def test_a_regex_replace_of_literals_and_quantifiers_matches_as_oniguruma_does(pattern):
-    reference = normalizers.Replace(Regex(pattern), "<>")
-    ours = huggingface_normalizer({"type": "Replace", "pattern": {"Regex": pattern}, "content": "<>"})
-    for text in ["a  b   c    d", "aaa bab caa", "x....y..z.", "abc ac abbc", "xxxxx", "éé é", "[]]] [[", ""]:
-        assert ours.normalize(text) == reference.normalize_str(text), (pattern, text)
+    for content in ["<>", " ", "", r"\1\g<0>\\"]:  # the content is inserted as it is, backslashes too
+        reference = normalizers.Replace(Regex(pattern), content)
+        ours = huggingface_normalizer({"type": "Replace", "pattern": {"Regex": pattern}, "content": content})
+        for text in ["a  b   c    d", "aaa bab caa", "x....y..z.", "abc ac abbc", "xxxxx", "éé é", "[]]] [[", ""]:
+            assert ours.normalize(text) == reference.normalize_str(text), (pattern, content, text)

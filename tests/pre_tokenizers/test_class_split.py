@@ -1,8 +1,8 @@
 """The native class splits (tokfx._class_split, through HuggingFacePreTokenizer's native steps)
 against their pure-Python twin (the same pre-tokenizer's Python steps: split_spans over the
 class regex's matches) and against `tokenizers` itself, the oracle: BertPreTokenizer,
-Punctuation, Digits, WhitespaceSplit and a Split of [0-9] written k times, alone, in sequences,
-and after a ByteLevel (each byte one spelled character: bytes such as B2, spelled "²", are
+Punctuation, Digits, WhitespaceSplit, a Split of [0-9] written k times and Metaspace (its cut
+at the replacement), alone, in sequences, and after a ByteLevel (each byte one spelled character: bytes such as B2, spelled "²", are
 numbers then)."""
 import json
 from array import array
@@ -46,10 +46,15 @@ PRE_TOKENIZERS = {
     "spelled-digits": _after_byte_level(hf.Digits(individual_digits=True)),
     "spelled-punctuation": _after_byte_level(hf.Punctuation("merged_with_next")),
     "spelled-whitespace": _after_byte_level(hf.WhitespaceSplit()),
+    "metaspace": hf.Metaspace(replacement="\u2581", prepend_scheme="always"),
+    "metaspace-never": hf.Metaspace(replacement="\u2581", prepend_scheme="never"),
+    "metaspace-unsplit": hf.Metaspace(replacement="\u2581", prepend_scheme="always", split=False),
+    "metaspace-underscore": hf.Metaspace(replacement="_", prepend_scheme="always"),
+    "digits-metaspace": hf.Sequence([hf.Digits(individual_digits=True), hf.Metaspace(prepend_scheme="always")]),
 }
 
 _PIECES = ["12345", "1", "٣٤٥", "²³", "¼", "β", "Ѳ", "中文字，。", "...", "!?", "a,b", " ", "  ", "\t\n", "\u3000",
-           "\u00a0", "\u2028", "don't", "$%^", "_", "«»", "¿¡", "§¶·", "e\u0301", "👩‍👩‍👧", "x"]
+           "\u00a0", "\u2028", "don't", "$%^", "_", "«»", "¿¡", "§¶·", "e\u0301", "👩‍👩‍👧", "x", "\u2581", "\u2581\u2581"]
 TEXTS = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(ASSIGNED, max_size=5)), max_size=12).map("".join)
 
 

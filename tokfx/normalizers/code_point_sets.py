@@ -3,7 +3,7 @@ character's class (tokfx._char_map, tokfx._class_split): built from the regex th
 matches, so that both test the same class."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 import regex
@@ -26,10 +26,21 @@ def _every_code_point() -> str:
     return "".join(map(chr, range(_SURROGATES.start))) + "".join(map(chr, range(_SURROGATES.stop, CODE_POINTS)))
 
 
+def code_point_ranges(pattern: str, flags: int = 0) -> Iterator[tuple[int, int]]:
+    """The code points that the one-character regex `pattern` matches, as ranges [first, end)."""
+    gap = len(_SURROGATES)
+    for match in regex.finditer(f"(?:{pattern})+", _every_code_point(), flags):
+        first, end = match.span()
+        if first < _SURROGATES.start < end:  # a run across the surrogates' gap
+            yield first, _SURROGATES.start
+            first = _SURROGATES.start
+        if first >= _SURROGATES.start:  # index i is code point i + gap past the gap
+            first, end = first + gap, end + gap
+        yield first, end
+
+
 @lru_cache(maxsize=None)
 def code_point_bitmap(pattern: regex.Pattern) -> bytes:
     """The code points that the one-character regex `pattern` matches."""
-    gap = len(_SURROGATES)
-    return bitmap(i if i < _SURROGATES.start else i + gap
-                  for match in regex.finditer(f"(?:{pattern.pattern})+", _every_code_point(), pattern.flags)
-                  for i in range(*match.span()))
+    return bitmap(code for first, end in code_point_ranges(pattern.pattern, pattern.flags)
+                  for code in range(first, end))

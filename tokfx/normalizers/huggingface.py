@@ -194,6 +194,8 @@ def _replace(spec: dict, field: str) -> Callable[[str], str]:
             compiled = regex.compile(pattern["Regex"])
         except regex.error as exc:
             raise ValueError(f"{field}.pattern.Regex: {exc}") from None
+        if "\\" not in content:  # a template without a backslash is literal text: no call per match
+            return lambda text: compiled.sub(content, text)
         return lambda text: compiled.sub(lambda _: content, text)
     raise ValueError(f"{field}.pattern: tokfx reads a Replace of a {{\"String\": ...}} pattern, or of a"
                      " {\"Regex\": ...} of literal characters and quantifiers that cannot match the empty"

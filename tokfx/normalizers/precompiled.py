@@ -2,11 +2,15 @@
 applied as `tokenizers` applies it (src/normalizers/precompiled.rs, with the spm_precompiled
 crate's `transform`), which is not sentencepiece's longest-match rule:
 
-- the text is cut into extended grapheme clusters (unicode-segmentation's, `regex`'s \\X here);
-- a cluster of fewer than 6 UTF-8 bytes that some rule's key starts is replaced, whole, by the
+- the text is cut into extended grapheme clusters (UAX #29's, as unicode-segmentation cuts
+  them: not quite `regex`'s \\X, see tokfx.reference.precompiled);
+- a cluster of fewer than 6 UTF-8 bytes that starts with some rule's key is replaced, whole, by the
   replacement of the shortest such key (the first of the trie's common prefix search), even
   when that key is only its first character;
 - any other cluster is rewritten character by character, each by its own rule or kept.
+
+It runs natively (tokfx._precompiled, its clusters from tokfx.normalizers.grapheme_classes);
+its twin, the same rule in Python, is tokfx.reference.precompiled.
 """
 from __future__ import annotations
 
@@ -14,16 +18,19 @@ import base64
 import binascii
 from collections.abc import Callable
 
-import regex
-
+from tokfx._precompiled import PrecompiledCore
 from tokfx.errors import TokenizerFileError
 from tokfx.normalizers.charsmap import decode_charsmap
-
-_GRAPHEME = regex.compile(r"\X")
+from tokfx.normalizers.grapheme_classes import grapheme_classes
 
 
 def precompiled_step(spec: dict, field: str) -> Callable[[str], str]:
     """The step of a {"type": "Precompiled", "precompiled_charsmap": base64} normalizer."""
+    return PrecompiledCore(_charsmap(spec, field), grapheme_classes()).normalize
+
+
+def _charsmap(spec: dict, field: str) -> bytes:
+    """The spec's charsmap, checked by decoding its rules (ValueError naming the field)."""
     value = spec.get("precompiled_charsmap")
     try:
         blob = base64.b64decode(value, validate=True) if isinstance(value, str) else None
@@ -32,24 +39,7 @@ def precompiled_step(spec: dict, field: str) -> Callable[[str], str]:
     if blob is None:
         raise ValueError(f"{field}.precompiled_charsmap: expected the charsmap in base64")
     try:
-        rules = decode_charsmap(blob, "tokenizer.json", f"{field}.precompiled_charsmap")
+        decode_charsmap(blob, "tokenizer.json", f"{field}.precompiled_charsmap")
     except TokenizerFileError as exc:  # named again by the tokenizer.json's reader
         raise ValueError(f"{exc.field}: {exc.message}") from None
-    longest = max(map(len, rules), default=0)
-
-    def shortest_rule(text: str) -> str | None:
-        for size in range(1, min(len(text), longest) + 1):
-            found = rules.get(text[:size])
-            if found is not None:
-                return found
-        return None
-
-    def cluster(match: regex.Match) -> str:
-        text = match.group()
-        if len(text.encode("utf-8")) < 6:
-            found = shortest_rule(text)
-            if found is not None:
-                return found
-        return "".join(rules.get(c, c) for c in text)
-
-    return lambda text: _GRAPHEME.sub(cluster, text)
+    return blob

@@ -14,7 +14,9 @@ regexes are named patterns and a ByteLevel (without its own regex, or with it: G
 in the native splitter, the steps that split at one class of characters (BertPreTokenizer,
 Punctuation, Digits, WhitespaceSplit, a Split of `[0-9]` written k times) in
 tokfx.pre_tokenizers.class_split, over bytes after a ByteLevel (each byte one spelled
-character). Any other pre-tokenizer runs here, in Python: the twin of the native one.
+character), and a Metaspace before any ByteLevel whose prepend scheme is "always" or "never"
+(its spaces replaced over the bytes, its cut a class split). Any other pre-tokenizer runs here,
+in Python: the twin of the native one.
 """
 from __future__ import annotations
 
@@ -287,6 +289,9 @@ def _metaspace(self, spec, field):
         raise ValueError(f"{field}.prepend_scheme: expected first, always or never, got {scheme!r}")
     split = _bool(spec, "split", field, True)
     cut = _split_step(_regex_finder(regex.escape(replacement)), "MergedWithNext")
+    # Natively over text (a ByteLevel before it spells the spaces), where the pieces do not
+    # need to know whether they start the text (the native steps are not told).
+    native = None if self.byte_level or scheme == "first" else _native_metaspace(replacement, scheme == "always", split)
 
     def step(pieces: list[Piece]) -> list[Piece]:
         out = []
@@ -297,7 +302,28 @@ def _metaspace(self, spec, field):
             out.append((text, at_start))
         return cut(out) if split else out
 
-    return step, None, f"Metaspace({replacement!r}, prepend_scheme={scheme}, split={split})"
+    return step, native, f"Metaspace({replacement!r}, prepend_scheme={scheme}, split={split})"
+
+
+def _native_metaspace(replacement: str, prepend: bool, split: bool) -> NativeStep:
+    """Metaspace over UTF-8 pieces: in each, the spaces replaced and, with `prepend`, the
+    replacement put first unless it is; then with `split` each piece cut before each
+    replacement (a class split, MergedWithNext)."""
+    mark = replacement.encode("utf-8")
+    cut = class_split_step(regex.escape(replacement), "MergedWithNext", False) if split else None
+
+    def step(data: bytes, ends: array) -> tuple[bytes, array]:
+        pieces, start = [], 0
+        for end in ends:
+            piece = data[start:end].replace(b" ", mark)
+            if prepend and piece and not piece.startswith(mark):  # the Python step sees no empty piece
+                piece = mark + piece
+            pieces.append(piece)
+            start = end
+        data, ends = b"".join(pieces), array("q", accumulate(map(len, pieces)))
+        return cut(data, ends) if cut else (data, ends)
+
+    return step
 
 
 _STEPS = {"ByteLevel": _byte_level, "Split": _split, "Whitespace": _whitespace,

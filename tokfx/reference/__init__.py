@@ -11,8 +11,10 @@ named as its core (ext/_<name>.pyx, built into tokfx._<name>):
     _word2vec      word2vec       skip-gram word2vec with negative sampling
     _neighbours    neighbours     distinct neighbours within a window
     _char_map      char_map       a character map over a str (Hugging Face normalizers)
+    _precompiled   precompiled    `tokenizers`' Precompiled normalizer (UAX #29's cluster regex)
 
 The inline code the cores share (ext/*.pxd) is mirrored in the twins of the cores that use it:
+charsmap_trie.pxd by the charsmap's rules as a dict (tokfx.normalizers.charsmap decodes them),
 cjk_remap.pxd by alphabet.cjk_symbols, symbol_trie.pxd by path_segment.token_ids (a dict),
 shortest_path.pxd and greedy.pxd by path_segment.forward and path_segment.segment.
 _pretokenize has no twin here: its reference is the `regex` module. Two cores have their twin
