@@ -17,6 +17,11 @@ deleted after it; within a repeat the jobs run one after the other, each repeat 
 order. MB/s counts the documents' text as UTF-8 (10^6 bytes per MB), not the compressed input.
 Peak RSS: every 0.2 s, the RSS of the job's process and all its descendants (from /proc),
 summed; the largest sum seen (pages shared between processes count once per process).
+
+--per-worker 1,2,4 (issue 28) first prints what one worker costs: its start-up step by step in
+fresh interpreters (bench/worker_start.py), and `tokfx encode --output-dir` at each number of
+workers beside the floor, as many bare Beam SDK workers, with each worker process's peak RSS
+and CPU seconds; `--jobs ''` skips the table above.
 """
 import argparse
 import json
