@@ -8,14 +8,14 @@ handler and found no staging directory (nothing is staged locally), and Beam's "
 unparseable args", which tokfx checks itself (an unknown flag is an error naming it).
 
 This module does not import Beam: it must run before Beam is imported, because Beam's
-import-time `logging.warning` gives the root logger a handler of its own when it has none.
+import-time `logging.warning` gives the root logger a handler of its own when it has none. Nor
+tokfx: a worker process imports it first, and imports of tokfx it does not need are paid by
+every worker (bench/README.md, per-worker cost).
 """
 from __future__ import annotations
 
 import logging
 import sys
-
-from tokfx.cli.flags import FLAGS
 
 # The start of each chatter line (Beam 2.6x's wording).
 _CHATTER = ("apitools not found", "Logging handler created", "No semi_persistent_directory",
@@ -47,7 +47,3 @@ def show_logs(verbose: bool, quiet: bool) -> None:
     ours.setLevel(logging.WARNING if quiet else logging.INFO)
     ours.propagate = False  # not a second time through the root's handler
 
-
-def show_logs_for(argv: list[str]) -> None:
-    """`show_logs` for a pipeline command line, read before Beam parses it (see above)."""
-    show_logs(*(any(spelling in argv for spelling in FLAGS[name].names) for name in ("verbose", "quiet")))

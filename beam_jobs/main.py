@@ -12,7 +12,7 @@ from tokfx.cli.flags import FLAGS, add_flags
 from tokfx.cli.interrupt import interrupted, report_interrupt
 from tokfx.cli.pipeline_commands import PIPELINE_HELP
 from tokfx.formats.documents import CorpusError
-from beam_jobs.logs import show_logs_for
+from beam_jobs.logs import show_logs
 
 def _corpus_error(exc: BaseException) -> str | None:
     """The CorpusError message inside an error a Beam runner wrapped (with its traceback)."""
@@ -31,8 +31,10 @@ def run_command(command: str, argv: list[str]) -> int:
         add_flags(parser, "pipeline")
         parser.print_help()
         return 0
-    show_logs_for(argv)
+    # Read before Beam parses the command line (beam_jobs.logs).
+    show_logs(*(any(spelling in argv for spelling in FLAGS[name].names) for name in ("verbose", "quiet")))
     from beam_jobs.pipelines import run  # imports Beam, which logs as it is imported
+    from beam_jobs.local_workers import WORKER_EXITED
     # Beam logs a worker's exception with its traceback before re-raising it; the user gets the
     # one-line message below instead (an unexpected error is re-raised with its traceback).
     logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
@@ -49,7 +51,7 @@ def run_command(command: str, argv: list[str]) -> int:
     except Exception as exc:  # a runner's wrapper around a worker's error
         if interrupted(exc):  # Ctrl-C reached a worker first
             return report_interrupt(exc)
-        message = _corpus_error(exc)
+        message = _corpus_error(exc) or (str(exc) if str(exc).startswith(WORKER_EXITED) else None)
         if message is None:
             raise
         print(f"tokfx: error: {message}", file=sys.stderr)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.portability import python_urns
 from apache_beam.runners.portability.fn_api_runner import fn_runner
 
 from tokfx.cli.flags import FLAGS, add_flags
+from beam_jobs import local_workers, worker
 
 # The local runner, named: Beam's default (DirectRunner) would first try to download and start
 # the Prism runner, and use it when it can, a runner tokfx is never tested on.
@@ -66,15 +66,17 @@ def corpus_arguments(command: str, argv: list[str]) -> list[str]:
 
 class _LocalRunner(fn_runner.FnApiRunner):
     """The FnApiRunner, whose multi_processing workers start as `python -m beam_jobs.worker`
-    (the same SDK worker, with tokfx's terminal log) instead of Beam's own command."""
+    (the same SDK worker, with tokfx's terminal log) instead of Beam's own command, watched
+    (beam_jobs.local_workers: a worker that exits stops the run instead of hanging it)."""
 
-    def __init__(self, worker_flags: list[str], **kwargs):
+    def __init__(self, worker_command: list[str], **kwargs):
         super().__init__(**kwargs)
-        self._worker_command = shlex.join([sys.executable, "-m", "beam_jobs.worker", *worker_flags])
+        self._worker_command = shlex.join(worker_command)
 
     def run_via_runner_api(self, pipeline_proto, options):
         for environment in pipeline_proto.components.environments.values():
             if environment.urn == python_urns.SUBPROCESS_SDK:
+                environment.urn = local_workers.URN
                 environment.payload = self._worker_command.encode()
         return super().run_via_runner_api(pipeline_proto, options)
 
@@ -101,6 +103,5 @@ def local_runner(options: PipelineOptions):
     if worker_handlers.DATA_BUFFER_TIME_LIMIT_MS == _BEAMS_FLUSH_MS:
         worker_handlers.DATA_BUFFER_TIME_LIMIT_MS = 0
     opts = options.view_as(TokfxOptions)
-    worker_flags = [FLAGS[name].names[-1] for name in ("verbose", "quiet") if getattr(opts, name)]
-    return _LocalRunner(worker_flags, provision_info=fn_runner.ExtendedProvisionInfo(
+    return _LocalRunner(worker.command(opts.verbose, opts.quiet), provision_info=fn_runner.ExtendedProvisionInfo(
         beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded)))

@@ -18,10 +18,16 @@ deleted after it; within a repeat the jobs run one after the other, each repeat 
 order. MB/s counts the documents' text as UTF-8 (10^6 bytes per MB), not the compressed input.
 Peak RSS: every 0.2 s, the RSS of the job's process and all its descendants (from /proc),
 summed; the largest sum seen (pages shared between processes count once per process).
+
+--per-worker 1,2,4 (issue 28) first prints what one worker costs: its start-up step by step in
+fresh interpreters (bench/worker_start.py), and `tokfx encode --output-dir` at each number of
+workers beside the floor, as many bare Beam SDK workers, with each worker process's peak RSS
+and CPU seconds; `--jobs ''` skips the table above.
 """
 import argparse
 import json
 import os
+import pickle
 import shutil
 import statistics
 import subprocess
@@ -38,10 +44,12 @@ FIXTURES = BENCH.parent / "tests" / "fixtures"
 EOT = "<|endoftext|>"
 JOBS = ("plain-tokfx", "plain-tiktoken", "encode", "encode-shuffle", "run", "run-sample")
 PAGE = os.sysconf("SC_PAGE_SIZE")
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def tree_rss(root: int) -> int:
-    """Bytes of RSS of `root` and all its descendants, summed (0 once `root` is gone)."""
+def tree_processes(root: int) -> dict[int, tuple[int, float, str]]:
+    """`root` and all its descendants: pid -> (RSS bytes, CPU seconds so far (user + system),
+    command line); empty once `root` is gone."""
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
@@ -52,31 +60,49 @@ def tree_rss(root: int) -> int:
                 continue  # exited meanwhile
             ppid = int(stat[stat.rindex(b")") + 2:].split()[1])  # the name may hold spaces
             children.setdefault(ppid, []).append(int(entry.name))
-    total, todo = 0, [root]
+    found, todo = {}, [root]
     while todo:
         pid = todo.pop()
         todo.extend(children.get(pid, ()))
         try:
             with open(f"/proc/{pid}/statm", "rb") as f:
-                total += int(f.read().split()[1]) * PAGE
+                rss = int(f.read().split()[1]) * PAGE
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
-            pass
-    return total
+            continue
+        found[pid] = (rss, (int(fields[11]) + int(fields[12])) / TICKS, command)
+    return found
+
+
+def is_worker(command: str) -> bool:
+    """A multi_processing worker's Python process (not the shell that starts it)."""
+    return not command.startswith("/bin/sh") and ("beam_jobs.worker" in command or "sdk_worker_main" in command)
 
 
 def run_measured(command: list[str], cwd: Path, interval: float = 0.2) -> dict:
-    """Run `command`; its wall time, peak process-tree RSS, exit code and output's tail."""
+    """Run `command`; its wall time, peak process-tree RSS, exit code and output's tail, and per
+    worker process its peak RSS and CPU seconds (as last sampled, up to `interval` before it
+    ended)."""
     with tempfile.TemporaryFile() as log:
         start = time.perf_counter()
         process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
-        peak = 0
+        peak, workers = 0, {}
         while process.poll() is None:
-            peak = max(peak, tree_rss(process.pid))
+            found = tree_processes(process.pid)
+            peak = max(peak, sum(rss for rss, _, _ in found.values()))
+            for pid, (rss, cpu, name) in found.items():
+                if is_worker(name):
+                    old = workers.get(pid, (0, 0.0))
+                    workers[pid] = (max(old[0], rss), max(old[1], cpu))
             time.sleep(interval)
         seconds = time.perf_counter() - start
         log.seek(0)
         output = log.read().decode("utf-8", "replace")
-    return {"seconds": seconds, "peak_rss": peak, "returncode": process.returncode, "output": output}
+    return {"seconds": seconds, "peak_rss": peak, "returncode": process.returncode, "output": output,
+            "workers": list(workers.values())}
 
 
 def gpt2_tokenizer(workdir: Path) -> Path:
@@ -135,6 +161,69 @@ def bench_size(megabytes: float, tokenizer: Path, args) -> dict:
     return {"info": info, "results": results}
 
 
+def start_up_steps(tokenizer: Path, args) -> None:
+    """What a worker spends before its first document, step by step (bench/worker_start.py),
+    in fresh interpreters: a tokfx encode worker and Beam's SDK worker alone; medians."""
+    from beam_jobs.records import TokenizerFile
+    from tokfx import Tokenizer
+
+    pickled = args.workdir / "tokenizer-file.pickle"
+    pickled.write_bytes(pickle.dumps(TokenizerFile.of(Tokenizer.load(tokenizer))))
+    print(f"\nstart-up of one worker process, step by step (fresh interpreters, median of {args.start_repeats}):")
+    print(f"  {'worker':7} {'step':28} {'CPU s':>6} {'RSS MB after':>13}")
+    for kind in ("tokfx", "beam"):
+        runs = []
+        for _ in range(args.start_repeats):
+            done = subprocess.run([sys.executable, str(BENCH / "worker_start.py"), "steps", kind, str(pickled)],
+                                  cwd=args.workdir, capture_output=True, text=True)
+            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        total = statistics.median(sum(step["cpu_s"] for step in run) for run in runs)
+        for i, step in enumerate(runs[0]):
+            print(f"  {kind:7} {step['step']:28} {statistics.median(r[i]['cpu_s'] for r in runs):6.2f}"
+                  f" {statistics.median(r[i]['rss_mb'] for r in runs):13.0f}")
+        print(f"  {kind:7} {'in all':28} {total:6.2f}")
+
+
+def per_worker(tokenizer: Path, args) -> None:
+    """`tokfx encode --output-dir` at each number of workers of --per-worker, and the floor: as
+    many bare Beam SDK workers with a DoFn that only sleeps (bench/worker_start.py floor)."""
+    info = build(args.workdir, args.per_worker_size, args.mutate, args.seed)
+    mb = info["text_bytes"] / 1e6
+    print(f"\n== per-worker cost: {describe(info)}", flush=True)
+    start_up_steps(tokenizer, args)
+    rows = []
+    for workers in [int(n) for n in args.per_worker.split(",")]:
+        for job in ("floor", "encode"):
+            runs = []
+            for _ in range(args.repeats):
+                out = args.workdir / "out-per-worker"
+                shutil.rmtree(out, ignore_errors=True)
+                command = ([sys.executable, str(BENCH / "worker_start.py"), "floor", str(workers)] if job == "floor"
+                           else commands("encode", info["files"], tokenizer, out, argparse.Namespace(**{**vars(args), "workers": workers})))
+                result = run_measured(command, cwd=args.workdir)
+                shutil.rmtree(out, ignore_errors=True)
+                if result["returncode"] != 0:
+                    print(f"  {job} with {workers} workers FAILED:\n    "
+                          + "\n    ".join(result["output"].strip().splitlines()[-15:]), flush=True)
+                    continue
+                runs.append(result)
+                print(f"  {job:6} {workers} workers {result['seconds']:7.2f} s {result['peak_rss'] / 1e6:6.0f} MB tree peak,"
+                      f" workers' peak RSS {', '.join(f'{rss / 1e6:.0f}' for rss, _ in result['workers'])} MB,"
+                      f" CPU {', '.join(f'{cpu:.1f}' for _, cpu in result['workers'])} s", flush=True)
+            if runs:
+                rows.append((job, workers, runs))
+    print(f"\nper worker process, {mb:.0f} MB of text, median of {args.repeats} (worker figures: over all workers of all runs)")
+    print(f"  {'job':7} {'workers':>7} {'wall s':>7} {'MB/s':>6} {'tree peak MB':>12} {'worker peak RSS MB':>19}"
+          f" {'(max)':>6} {'worker CPU s':>12}")
+    for job, workers, runs in rows:
+        seconds = statistics.median(r["seconds"] for r in runs)
+        rss = [w[0] / 1e6 for r in runs for w in r["workers"]]
+        cpu = [w[1] for r in runs for w in r["workers"]]
+        speed = f"{mb / seconds:6.2f}" if job == "encode" else f"{'-':>6}"
+        print(f"  {job:7} {workers:7} {seconds:7.2f} {speed} {statistics.median(r['peak_rss'] for r in runs) / 1e6:12.0f}"
+              f" {statistics.median(rss) if rss else 0:19.0f} {max(rss, default=0):6.0f} {statistics.median(cpu) if cpu else 0:12.2f}")
+
+
 def summary(runs: list[dict], text_mb: float) -> dict | None:
     ok = [r for r in runs if r["returncode"] == 0]
     if not ok:
@@ -160,9 +249,12 @@ def main() -> None:
                         help="corpora (kept), tokenizer and the jobs' outputs (deleted after each job)")
     parser.add_argument("--mutate", type=float, default=0.1, help="share of words mutated per repeated copy")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", default=",".join(JOBS), help=f"a subset of {','.join(JOBS)}")
+    parser.add_argument("--jobs", default=",".join(JOBS), help=f"a subset of {','.join(JOBS)}, or none: ''")
+    parser.add_argument("--per-worker", default="", help="the per-worker table at these numbers of workers, e.g. 1,2,4")
+    parser.add_argument("--per-worker-size", type=float, default=100, help="its corpus, MB of text")
+    parser.add_argument("--start-repeats", type=int, default=5, help="fresh interpreters per start-up measurement")
     args = parser.parse_args()
-    args.jobs = args.jobs.split(",")
+    args.jobs = [job for job in args.jobs.split(",") if job]
     if unknown := set(args.jobs) - set(JOBS):
         parser.error(f"unknown jobs: {', '.join(sorted(unknown))}")
     args.workdir = args.workdir.resolve()
@@ -172,6 +264,10 @@ def main() -> None:
     print(f"tokfx pipeline benchmark: {args.workers} workers, median of {args.repeats}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.2f} at the start; GPT-2 vocabulary for encoding, "
           f"tokfx run trains {args.vocab_size:,}")
+    if args.per_worker:
+        per_worker(tokenizer, args)
+    if not args.jobs:
+        return
     tables = {size: bench_size(size, tokenizer, args) for size in sizes}
 
     for size, table in tables.items():
