@@ -41,7 +41,9 @@ MODES = {"pathpiece-l": LONGEST, "pathpiece-r": RANDOM, "greedy": GREEDY, "likel
 @cython.final
 cdef class PathSegmenter:
     """Segments pieces with pathpiece-l, pathpiece-r, greedy or likelihood over a vocabulary, with a bounded
-    cache piece bytes -> ids (a piece segments the same wherever it occurs, pathpiece-r too).
+    cache piece bytes -> ids (a piece segments the same wherever it occurs, pathpiece-r too); in
+    float32 likelihood the same cache holds segments' symbols -> ids and threshold instead
+    (viterbi32_segments.pxd).
 
     Not thread-safe: the cache and scratch buffers are shared by all calls.
     """

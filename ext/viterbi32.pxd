@@ -5,7 +5,7 @@ loop has no branch but the walk's own end. The same choices as lattice.pxd's vit
 float32 (the later, longer, width wins ties; a path score is the float32 sum of float32
 scores from `start`). It also reports the smallest margin of its choices (best candidate minus
 runner-up at each position), which viterbi32_segments.pxd needs to prove a cached path right.
-Twin: tokfx.reference.unigram.viterbi(float32=True) and smallest_margin.
+Twin: tokfx.reference.unigram.viterbi(float32=True, margins=...).
 """
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
