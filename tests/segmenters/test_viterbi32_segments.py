@@ -37,7 +37,7 @@ def test_cached_segments_give_the_whole_text_viterbi(scores, words, starts):
     tokens, token_scores = _vocabulary(scores)
     segmenter = PathSegmenter(tokens, "likelihood", scores=token_scores, float_bits=32)
     data = b"".join(words)
-    cache, hits = {}, 0
+    cache = {}
     for start in starts:  # the same text again from other running scores: the cache holds its segments
         expected_score, path = viterbi(list(data), tokens, token_scores, 16, float32=True, start=start)
         expected = [t for _, _, t in path]
@@ -47,7 +47,6 @@ def test_cached_segments_give_the_whole_text_viterbi(scores, words, starts):
         twin_score, twin_ids, twin_hits = viterbi32_segments(list(data), tokens, token_scores, 16, start, cache)
         assert (twin_ids, twin_score) == (expected, expected_score)
         assert segmenter.cached_segments - before == twin_hits
-        hits += twin_hits
     # Per piece, the running score carried: the same choices.
     assert segmenter.encode_pieces(data, ends_of(words), False, starts[0]) == viterbi32_segments(
         list(data), tokens, token_scores, 16, starts[0], {})[1]
