@@ -7,7 +7,8 @@ cjk alphabet its remapped symbols):
 - greedy: the longest token that is a prefix of the rest, left to right (greedy.pxd).
 - likelihood: the most likely path under the tokens' log probabilities (Viterbi, the longest
   last token winning ties, over a double array of the reversed tokens: lattice.pxd's in float64,
-  viterbi32.pxd's in float32).
+  viterbi32.pxd's in float32, cut where every path crosses and cached where the float32
+  rounding provably cannot change the path: viterbi32_segments.pxd).
 
 Twin: tokfx.reference.path_segment.
 """
@@ -25,7 +26,8 @@ from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward, piece_see
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
 from double_array cimport DoubleArray, da_build
 from symbol_trie cimport SymbolTrie, trie_build
-from viterbi32 cimport Best32, slot_scores, viterbi32
+from viterbi32 cimport Best32, slot_scores
+from viterbi32_segments cimport Segments, segments_init, viterbi32_segments
 
 from array import array
 
@@ -39,7 +41,9 @@ MODES = {"pathpiece-l": LONGEST, "pathpiece-r": RANDOM, "greedy": GREEDY, "likel
 @cython.final
 cdef class PathSegmenter:
     """Segments pieces with pathpiece-l, pathpiece-r, greedy or likelihood over a vocabulary, with a bounded
-    cache piece bytes -> ids (a piece segments the same wherever it occurs, pathpiece-r too).
+    cache piece bytes -> ids (a piece segments the same wherever it occurs, pathpiece-r too); in
+    float32 likelihood the same cache holds segments' symbols -> ids and threshold instead
+    (viterbi32_segments.pxd).
 
     Not thread-safe: the cache and scratch buffers are shared by all calls.
     """
@@ -59,7 +63,7 @@ cdef class PathSegmenter:
     cdef bint _float32  # likelihood: path scores summed in float32 (sentencepiece's arithmetic)
     # float32: the path score so far, carried from piece to piece within one encode_pieces call,
     # as sentencepiece's Viterbi runs over the whole text (float32 rounding depends on it, so
-    # pieces are not cached then).
+    # pieces are not cached by their bytes then; viterbi32_segments caches what it can prove).
     cdef double _running
     cdef Best _best
     cdef int32_t _joined  # join_runs_of's token, or -1
@@ -71,6 +75,7 @@ cdef class PathSegmenter:
     cdef DoubleArray _array  # likelihood: _trie as a double array, which its Viterbi walks
     cdef vector[float] _slot_scores  # float32: per slot of _array, viterbi32.slot_scores
     cdef Best32 _best32
+    cdef Segments _segments  # float32: where paths cross, and what a cached segment may reuse
 
     def __init__(self, tokens, mode, int max_width=16, seed=0, cjk_prefix_ids=None, char_ids=None,
                  num_symbols=256, cache_size=1 << 18, scores=None, int float_bits=64, unknown_symbol=None):
@@ -109,6 +114,7 @@ cdef class PathSegmenter:
             da_build(&self._array, &self._trie)
             if self._float32:
                 slot_scores(&self._array, self._scores.data(), &self._slot_scores)
+                segments_init(&self._segments, tokens, self._scores.data())
         self._id_objects = id_objects(len(tokens) - 1)
         self._num_tokens = len(tokens)
         self._char_ids = None if char_ids is None else array("i", char_ids)
@@ -124,13 +130,15 @@ cdef class PathSegmenter:
     cdef int _segment_into_out(self, const int32_t* symbols, Py_ssize_t n) except -1:
         cdef uint64_t state
         cdef Py_ssize_t k
+        cdef float running
         if self._mode == GREEDY:
             return greedy(symbols, n, &self._trie, self._max_width, &self._out)
         if self._mode == LIKELIHOOD and self._float32:
-            if viterbi32(symbols, n, &self._array, self._slot_scores.data(), self._max_width, <float>self._running,
-                         &self._best32, &self._out) < 0:
+            running = <float>self._running
+            if viterbi32_segments(symbols, n, &self._array, self._slot_scores.data(), self._max_width, &running,
+                                  &self._segments, &self._cache, &self._best32, &self._out) < 0:
                 raise ValueError("no segmentation: the vocabulary lacks a base symbol of this piece")
-            self._running = self._best32.score[n]
+            self._running = running
             return 0
         if self._mode == LIKELIHOOD:
             viterbi(symbols, n, &self._array, self._scores.data(), self._max_width, False, &self._best)
@@ -194,6 +202,11 @@ cdef class PathSegmenter:
         if self._joined >= 0:
             join_runs(&self._out, self._joined)
         return ids_as_array(self._out) if as_array else ids_as_list(self._out, self._id_objects)
+
+    @property
+    def cached_segments(self):
+        """float32: how many segments were served from the cache so far (viterbi32_segments.pxd)."""
+        return self._segments.hits
 
     @property
     def last_score(self):

@@ -3,7 +3,9 @@ text: tokfx._path_segment), over the double array of the reversed tokens with ea
 beside it: -inf for a slot that spells no token, as for a position with no path, so the inner
 loop has no branch but the walk's own end. The same choices as lattice.pxd's viterbi with
 float32 (the later, longer, width wins ties; a path score is the float32 sum of float32
-scores from `start`). Twin: tokfx.reference.unigram.viterbi(float32=True).
+scores from `start`). It also reports the smallest margin of its choices (best candidate minus
+runner-up at each position), which viterbi32_segments.pxd needs to prove a cached path right.
+Twin: tokfx.reference.unigram.viterbi(float32=True, margins=...).
 """
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
@@ -52,12 +54,15 @@ cdef inline int slot_scores(const DoubleArray* da, const double* scores, vector[
 
 cdef inline int viterbi32(const int32_t* symbols, Py_ssize_t n, const DoubleArray* reversed_array,
                           const float* scores, int max_width, float start, Best32* best,
-                          vector[int32_t]* tokens) except -2 nogil:
+                          vector[int32_t]* tokens, double* margin) except -2 nogil:
     """Appends the best path's token ids to tokens, first token first; -1 if symbols[:n] has no
-    path (n > 0). best.score[n] is then the path's score."""
+    path (n > 0). best.score[n] is then the path's score, and *margin the smallest difference
+    between the chosen candidate and the best other one at any position that had two finite
+    candidates (0 at a tie; +inf where no position had two)."""
     cdef Py_ssize_t e, w, limit, first = tokens.size(), k
     cdef int32_t node, width, slot
-    cdef float top
+    cdef float top, second, candidate, lower
+    margin[0] = -VITERBI32_NEG_INF
     best.score.resize(n + 1)
     best.width.resize(n)
     best.slot.resize(n)
@@ -68,12 +73,18 @@ cdef inline int viterbi32(const int32_t* symbols, Py_ssize_t n, const DoubleArra
         top = VITERBI32_NEG_INF
         width = 0
         slot = -1
+        second = VITERBI32_NEG_INF
         limit = max_width if max_width < e + 1 else e + 1
         for w in range(1, limit + 1):
             node = da_child(reversed_array, node, symbols[e - w + 1])
             if node < 0:
                 break
-            viterbi32_take(path[e + 1 - w] + scores[node], <int32_t>w, node, &top, &width, &slot)
+            candidate = path[e + 1 - w] + scores[node]
+            lower = candidate if candidate < top else top  # the runner-up is the greater of the losers
+            second = lower if lower > second else second
+            viterbi32_take(candidate, <int32_t>w, node, &top, &width, &slot)
+        if second != VITERBI32_NEG_INF and <double>top - <double>second < margin[0]:
+            margin[0] = <double>top - <double>second
         path[e + 1] = top
         best.width[e] = width if top != VITERBI32_NEG_INF else 0
         best.slot[e] = slot

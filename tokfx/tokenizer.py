@@ -305,10 +305,13 @@ class Tokenizer:
         return self._encode_chunks(text, [], False)
 
     def _encode_chunks(self, text: str, ids, as_array: bool, ordinary: bool = False):
-        """`ids` extended by the ids of `text`'s chunks. A float32 Unigram (the sentencepiece
-        family) carries its running path score through the chunks and the special tokens
-        between them, as sentencepiece's Viterbi runs over the whole text: the float32
-        rounding of that sum decides between permutations of the same tokens."""
+        """`ids` (a new list, or array with `as_array`) extended by the ids of `text`'s chunks,
+        or while it is empty replaced by a chunk's own ids: a text without special tokens (most)
+        then returns the core's result as it is, with no copy (about one id per byte in
+        Chinese with byte fallback). A float32 Unigram (the sentencepiece family) carries its
+        running path score through the chunks and the special tokens between them, as
+        sentencepiece's Viterbi runs over the whole text: the float32 rounding of that sum
+        decides between permutations of the same tokens."""
         if self.pipeline is not None:
             for special, data, ends in self.pipeline.segments(text, ordinary):
                 if special is not None:
@@ -323,7 +326,11 @@ class Tokenizer:
                 if running is not None:
                     running = self._encoder.after_special(running, len(chunk.encode("utf-8")))
             else:
-                ids.extend(self._segment(chunk, as_array, running))
+                found = self._segment(chunk, as_array, running)
+                if ids:
+                    ids.extend(found)
+                else:
+                    ids = found
                 if running is not None:
                     running = self._encoder.last_score
         return ids

@@ -18,7 +18,9 @@ with the model's ids:
   as one piece, as sentencepiece segments it. Unigram always gets `none`: sentencepiece's
   Viterbi sums float32 scores over the whole text, and where float64 sums of two segmentations
   tie (a permutation of the same pieces, as in "~~~~~") the rounding of that running sum
-  chooses, which a Viterbi restarted at every piece would not reproduce.
+  chooses, which a Viterbi restarted at every piece would not reproduce. (The segmenter itself
+  cuts the text where no piece can span, carrying the sum, and reuses a cut segment's path only
+  where a rounding bound proves it: ext/viterbi32_segments.pxd.)
 """
 from __future__ import annotations
 

@@ -16,7 +16,9 @@ named as its core (ext/_<name>.pyx, built into tokfx._<name>):
 The inline code the cores share (ext/*.pxd) is mirrored in the twins of the cores that use it:
 charsmap_trie.pxd by the charsmap's rules as a dict (tokfx.normalizers.charsmap decodes them),
 cjk_remap.pxd by alphabet.cjk_symbols, symbol_trie.pxd by path_segment.token_ids (a dict),
-shortest_path.pxd and greedy.pxd by path_segment.forward and path_segment.segment.
+shortest_path.pxd and greedy.pxd by path_segment.forward and path_segment.segment, viterbi32.pxd
+and viterbi32_segments.pxd (the likelihood segmenter in float32) by unigram.viterbi and
+unigram.viterbi32_segments.
 _pretokenize has no twin here: its reference is the `regex` module. Two cores have their twin
 where it also runs: _class_split's is the Python steps of tokfx.pre_tokenizers.huggingface
 (split_spans), _hf_models's the models of tokfx.formats.huggingface_models (`tokenize`).

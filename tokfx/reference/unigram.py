@@ -32,16 +32,19 @@ def _f32(x: float) -> float:
 
 
 def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: int = 16,
-            skip_whole: bool = False, float32: bool = False,
-            start: float = 0.0) -> tuple[float, list[tuple[int, int, int]]] | None:
+            skip_whole: bool = False, float32: bool = False, start: float = 0.0,
+            margins: list[float] | None = None) -> tuple[float, list[tuple[int, int, int]]] | None:
     """(score, [(start, end exclusive, token id)]) of the most likely segmentation, the longest
     last token winning ties at each end position; None when there is none. float32: path
-    scores summed in float32, as sentencepiece sums them; paths start from `start`."""
+    scores summed in float32, as sentencepiece sums them; paths start from `start`. margins:
+    appended, at each position with two candidates or more, the chosen one's score minus the
+    best other one's (viterbi32.pxd's margin is their smallest)."""
     ids = token_ids(tokens)
     n = len(symbols)
     best: list[tuple[float, int, int] | None] = []
     for e in range(n):
         chosen = None
+        candidates = []
         for w in range(1, min(max_width, e + 1) + 1):
             t = ids.get(tuple(symbols[e - w + 1:e + 1]))
             if t is None:
@@ -55,8 +58,12 @@ def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: 
             else:
                 before = start
             score = _f32(_f32(before) + _f32(scores[t])) if float32 else before + scores[t]
+            candidates.append(score)
             if chosen is None or score >= chosen[0]:
                 chosen = (score, w, t)
+        if margins is not None and len(candidates) > 1:
+            candidates.remove(chosen[0])
+            margins.append(chosen[0] - max(candidates))
         best.append(chosen)
     if n and best[-1] is None:
         return None
@@ -66,6 +73,56 @@ def viterbi(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: 
         out.append((e - w + 1, e + 1, t))
         e -= w
     return (best[-1][0] if n else start), out[::-1]
+
+
+# viterbi32_segments.pxd: its cache's limits and threshold
+MAX_CACHED_SEGMENT = 64
+
+
+def crossings(symbols: Sequence[int], tokens) -> list[int]:
+    """The positions 0 < p < len(symbols) that no token can span: none holds symbols[p - 1]
+    before its last symbol, or none holds symbols[p] after its first."""
+    before_last = {x for t in tokens if t is not None for x in t[:-1]}
+    after_first = {x for t in tokens if t is not None for x in t[1:]}
+    return [p for p in range(1, len(symbols))
+            if symbols[p - 1] not in before_last or symbols[p] not in after_first]
+
+
+def segment_threshold(margin: float, length: int, max_score: float, start: float) -> float:
+    """The running scores S, |S| below it, from which the segment makes the same choices as
+    from `start` (the bound in viterbi32_segments.pxd), in the core's order of operations."""
+    return margin * (1.0 - 1.0 / 1048576.0) * 4194304.0 / length - abs(start) - 2.0 * length * max_score
+
+
+def viterbi32_segments(symbols: Sequence[int], tokens, scores: Sequence[float], max_width: int, start: float,
+                       cache: dict) -> tuple[float, list[int], int] | None:
+    """As viterbi32_segments.pxd (float32 Viterbi cut at the crossings, each segment of 2 to
+    MAX_CACHED_SEGMENT symbols cached in `cache` with its threshold): (the score at the end, the
+    token ids, how many segments the cache served); None when there is no path. The ids and the
+    score are viterbi(float32=True)'s over the whole of symbols, whatever the cache holds."""
+    max_score = max((abs(_f32(s)) for t, s in zip(tokens, scores) if t is not None), default=0.0)
+    running, ids, hits = _f32(start), [], 0
+    cuts = [0, *crossings(symbols, tokens), len(symbols)]
+    for a, b in zip(cuts, cuts[1:]):
+        segment = tuple(symbols[a:b])
+        cacheable = 2 <= len(segment) <= MAX_CACHED_SEGMENT
+        held = cache.get(segment) if cacheable else None
+        if held is not None and abs(running) < held[1]:
+            for t in held[0]:
+                running = _f32(running + _f32(scores[t]))
+            ids += held[0]
+            hits += 1
+            continue
+        margins: list[float] = []
+        found = viterbi(segment, tokens, scores, max_width, float32=True, start=running, margins=margins)
+        if found is None:
+            return None
+        threshold = segment_threshold(min(margins, default=math.inf), len(segment), max_score, running)
+        running, path = found
+        ids += [t for _, _, t in path]
+        if cacheable and threshold > (0.0 if held is None else held[1]):
+            cache[segment] = ([t for _, _, t in path], threshold)
+    return running, ids, hits
 
 
 def forward_backward(symbols: Sequence[int], tokens, scores: Sequence[float],

@@ -1,0 +1,213 @@
+"""sentencepiece's float32 Viterbi over a whole text (viterbi32.pxd), cut where every path
+crosses, each segment's path cached and reused only where a rounding bound proves it the path the
+Viterbi would choose there. Twin: tokfx.reference.unigram.viterbi32_segments.
+
+Cuts. No token spans the position between symbols x and y when no token holds x before its last
+symbol or none holds y after its first (before sentencepiece's `▁` when no piece holds it past its
+first character; around a fallback byte or the unknown symbol, which only their own one-symbol
+tokens hold). Every path ends a token there, and the positions after it see the paths before it
+only through the best score there: the segments between cuts are Viterbis of their own, each
+started from the running score where the previous one ended.
+
+The bound (why a cached path may be reused from another running score). Run a segment of L
+symbols from the running score S. Every candidate compared at a position is a float32 sum
+S + a_1 + ... + a_t, added left to right, t <= L, of token scores |a_i| <= A (the largest score in
+size). A float32 addition rounds its exact result by a factor (1 + d), |d| <= u = 2^-24; by
+induction over t the computed sum is within t * 2u * M of the exact one, M = |S| + L * A (the
+exact partial sums are at most M in size; the factor 2 covers the error carried so far while
+t * 2u <= 1). By induction over the positions, if the choices before a position are the same from
+S as from S0, two candidates there are sums of the same tokens, so S cancels from their exact
+difference and their computed difference moves by at most 2 * L * 2u * (M(S) + M(S0)). If the
+smallest margin m (chosen candidate minus runner-up, viterbi32's) of the run from S0 exceeds that,
+every choice from S is the same, strictly, ties included. Solved for S:
+
+    |S| < m * 2^22 / L - |S0| - 2 * L * A      (the threshold stored with the path)
+
+with m shrunk by 2^-20 for the double arithmetic of the threshold itself. A hit appends the
+cached tokens and adds their float32 scores to the running score one by one, as the Viterbi adds
+them along that path. A miss, or a hit whose threshold the running score fails, runs the Viterbi
+and stores its path with its own threshold when that is higher. A segment of one symbol is its
+one-symbol token, with nothing to look up (Chinese with byte fallback: each fallback byte).
+
+The cuts are found first, so that the cache slots of the segments a few ahead are hashed and
+fetched from memory while one is segmented.
+"""
+from libc.math cimport fabs
+from libc.stdint cimport int32_t, uint8_t, uint64_t
+from libc.string cimport memcpy
+from libcpp.vector cimport vector
+
+from double_array cimport DoubleArray, da_child
+from piece_cache cimport CacheSlot, PieceCache, cache_slot, cache_store, hash_piece
+from viterbi32 cimport Best32, viterbi32
+
+cdef extern from *:
+    void prefetch "__builtin_prefetch"(const void* address) noexcept nogil
+
+cdef enum:
+    # A segment's cache slot is fetched this many segments ahead, its arena entry one ahead: a
+    # hit is then mostly not two waits on memory (the table of English words outgrows L2).
+    FETCH_AHEAD = 4
+    # Longer segments (runs of CJK characters that the vocabulary holds) rarely repeat.
+    MAX_CACHED_SEGMENT = 64
+    # The threshold (a double) is stored after a segment's ids, as two more int32s.
+    THRESHOLD_INTS = 2
+
+
+cdef struct Segments:
+    vector[uint8_t] held_before_last  # per symbol: some token holds it before its last symbol
+    vector[uint8_t] held_after_first  # per symbol: some token holds it after its first symbol
+    vector[float] token_score  # per token id: its float32 score
+    double max_score  # A: the largest score of a token, in size
+    Py_ssize_t hits  # segments served from the cache
+    vector[Py_ssize_t] cuts  # scratch: 0, the crossings, n
+    vector[uint64_t] hashes  # scratch: per segment, its hash_piece
+
+
+cdef inline int segments_init(Segments* s, tokens, const double* scores) except -1:
+    """s for tokens (by id: symbol sequences, or None) and their scores."""
+    cdef Py_ssize_t k, i, size = 1
+    s.hits = 0
+    s.max_score = 0.0
+    s.token_score.clear()
+    for token in tokens:
+        if token is not None and len(token):
+            size = max(size, max(token) + 1)
+    s.held_before_last.assign(size, 0)
+    s.held_after_first.assign(size, 0)
+    for k, token in enumerate(tokens):
+        s.token_score.push_back(<float>scores[k])
+        if token is None:
+            continue
+        s.max_score = max(s.max_score, fabs(<float>scores[k]))
+        for i in range(len(token)):
+            if i + 1 < len(token):
+                s.held_before_last[token[i]] = 1
+            if i:
+                s.held_after_first[token[i]] = 1
+    return 0
+
+
+cdef inline bint spanned(const Segments* s, int32_t x, int32_t y) noexcept nogil:
+    """Whether a token may span the position between symbols x and y (any symbol outside the
+    tokens' range may: the Viterbi then says there is no path)."""
+    cdef size_t size = s.held_before_last.size()
+    return ((<size_t>x >= size or s.held_before_last[x]) and (<size_t>y >= size or s.held_after_first[y]))
+
+
+cdef inline double segment_threshold(double margin, Py_ssize_t length, double max_score,
+                                     float start) noexcept nogil:
+    """The running scores S, |S| below it, from which a segment of `length` symbols, run from
+    `start` with smallest margin `margin`, makes the same choices (the module's bound)."""
+    return margin * (1.0 - 1.0 / 1048576.0) * 4194304.0 / length - fabs(start) - 2.0 * length * max_score
+
+
+cdef inline bint _cached_size(const PieceCache* cache, Py_ssize_t n) noexcept nogil:
+    return cache.capacity > 0 and 1 < n <= MAX_CACHED_SEGMENT
+
+
+cdef inline int _one_symbol(int32_t symbol, const DoubleArray* array, const float* slot_scores, float* running,
+                            vector[int32_t]* tokens) except -2:
+    """A segment of one symbol: its one-symbol token, the Viterbi's only candidate."""
+    cdef int32_t node = da_child(array, 0, symbol)
+    if node < 0 or array.token[node] < 0:
+        return -1
+    tokens.push_back(array.token[node])
+    running[0] = running[0] + slot_scores[node]
+    return 0
+
+
+cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleArray* array,
+                             const float* slot_scores, int max_width, float* running, Segments* s,
+                             PieceCache* cache, uint64_t h, Best32* best, vector[int32_t]* tokens) except -2:
+    """A segment of n > 1 symbols (h: its hash_piece, or 0), from the cache where its threshold
+    allows, else by the Viterbi, then cached."""
+    cdef const unsigned char* key = <const unsigned char*>symbols
+    cdef Py_ssize_t size = n * sizeof(int32_t), first = tokens.size(), k, count
+    cdef CacheSlot* slot = NULL
+    cdef double threshold, stored = 0.0, margin
+    cdef float start
+    cdef int32_t* ids
+    cdef bint cached = _cached_size(cache, n)
+    if cached:
+        if h == 0:  # not hashed ahead (or a hash of 0: hashed again, the same)
+            h = hash_piece(key, size)
+        slot = cache_slot(cache, key, size, h)
+        if slot.piece_size != 0:
+            count = slot.id_count - THRESHOLD_INTS
+            memcpy(&stored, cache.arena.data() + slot.offset + slot.piece_size + count * sizeof(int32_t),
+                   sizeof(double))
+            if fabs(running[0]) < stored:
+                tokens.resize(first + count)
+                ids = tokens.data() + first
+                memcpy(ids, cache.arena.data() + slot.offset + slot.piece_size, count * sizeof(int32_t))
+                for k in range(count):
+                    running[0] = running[0] + s.token_score[ids[k]]
+                s.hits += 1
+                return 0
+    start = running[0]
+    if viterbi32(symbols, n, array, slot_scores, max_width, start, best, tokens, &margin) < 0:
+        return -1
+    running[0] = best.score[n]
+    if cached:
+        threshold = segment_threshold(margin, n, s.max_score, start)
+        if threshold > stored:  # stored: 0 when there was none
+            tokens.resize(tokens.size() + THRESHOLD_INTS)
+            memcpy(tokens.data() + tokens.size() - THRESHOLD_INTS, &threshold, sizeof(double))
+            cache_store(cache, key, size, h, tokens.data() + first, tokens.size() - first)
+            tokens.resize(tokens.size() - THRESHOLD_INTS)
+    return 0
+
+
+cdef inline void _fetch_slot(Segments* s, const int32_t* symbols, PieceCache* cache, Py_ssize_t k) noexcept:
+    """Hashes segment k and asks for its first cache slot (0: not hashed)."""
+    cdef Py_ssize_t a = s.cuts[k], n = s.cuts[k + 1] - s.cuts[k]
+    s.hashes[k] = 0
+    if _cached_size(cache, n):
+        s.hashes[k] = hash_piece(<const unsigned char*>(symbols + a), n * sizeof(int32_t))
+        prefetch(&cache.slots[s.hashes[k] & (cache.slots.size() - 1)])
+
+
+cdef inline void _fetch_arena(Segments* s, PieceCache* cache, Py_ssize_t k) noexcept:
+    """Asks for the arena entry of segment k's first cache slot (fetched ahead), if it holds one."""
+    cdef const CacheSlot* slot
+    if _cached_size(cache, s.cuts[k + 1] - s.cuts[k]):
+        slot = &cache.slots[s.hashes[k] & (cache.slots.size() - 1)]
+        if s.hashes[k] != 0 and slot.piece_size != 0:
+            prefetch(cache.arena.data() + slot.offset)
+
+
+cdef inline int viterbi32_segments(const int32_t* symbols, Py_ssize_t n, const DoubleArray* array,
+                                   const float* slot_scores, int max_width, float* running, Segments* s,
+                                   PieceCache* cache, Best32* best, vector[int32_t]* tokens) except -2:
+    """viterbi32 over symbols[:n] from *running, segment by segment: appends the best path's
+    tokens and sets *running to its score; -1 if there is no path."""
+    cdef Py_ssize_t p, k, segments = 0
+    if s.cuts.size() < <size_t>n + 1:
+        s.cuts.resize(n + 1)
+        s.hashes.resize(n)
+    cdef Py_ssize_t* cuts = s.cuts.data()
+    cuts[0] = 0
+    for p in range(1, n):
+        if not spanned(s, symbols[p - 1], symbols[p]):
+            segments += 1
+            cuts[segments] = p
+    segments += n > 0
+    cuts[segments] = n
+    for k in range(min(segments, <Py_ssize_t>FETCH_AHEAD)):
+        _fetch_slot(s, symbols, cache, k)
+    for k in range(segments):
+        if cuts[k + 1] - cuts[k] == 1:  # many in a row in Chinese: nothing to look up, nor ahead
+            if k + FETCH_AHEAD < segments:
+                s.hashes[k + FETCH_AHEAD] = 0
+            if _one_symbol(symbols[cuts[k]], array, slot_scores, running, tokens) < 0:
+                return -1
+            continue
+        if k + FETCH_AHEAD < segments:
+            _fetch_slot(s, symbols, cache, k + FETCH_AHEAD)
+        if k + 1 < segments:
+            _fetch_arena(s, cache, k + 1)
+        if _one_segment(symbols + cuts[k], cuts[k + 1] - cuts[k], array, slot_scores, max_width, running, s, cache,
+                        s.hashes[k], best, tokens) < 0:
+            return -1
+    return 0
