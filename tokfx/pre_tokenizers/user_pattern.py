@@ -12,13 +12,23 @@ Three bounds, so that no pattern hangs or exhausts memory and none silently drop
   character (a probe: it refuses `\\w+` when a tokenizer is built or training starts, but a
   pattern that skips only characters absent from the probe is caught on the first text holding
   one).
+
+A pattern of the GPT shape (tokfx.pre_tokenizers.class_runs: alternatives of class runs,
+contractions, `\\s+(?!\\S)`) runs natively instead, with the classes' code points asked of
+`regex`; once resolved, its pieces of the probe must equal regex's, else it runs in `regex`. The
+native matcher counts its steps: past a budget, or where the pattern skips a character, that call
+runs in `regex`, under the bounds above.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from array import array
+from functools import cached_property, lru_cache
+from itertools import accumulate, chain, islice
 
 import regex
 
+from tokfx._class_runs import ClassRunsMatcher
+from tokfx.pre_tokenizers.class_runs import compile_class_runs
 from tokfx.limits import (MAX_PATTERN_CHARS, MAX_PATTERN_REPEATS, PATTERN_TIMEOUT_SECONDS,
                           PATTERN_TIMEOUT_SECONDS_PER_CHAR)
 
@@ -69,8 +79,36 @@ class UserPattern:
             raise ValueError(f"invalid pattern regex {_short(pattern)}: {exc}") from None
         self.pattern = pattern
 
+    @cached_property
+    def native(self) -> ClassRunsMatcher | None:
+        """The native matcher, if the pattern has the GPT shape (built on first use: asking
+        `regex` for its classes takes a fraction of a second, which a Split that only needs
+        `spans` should not pay)."""
+        program = compile_class_runs(self.pattern)
+        return None if program is None else ClassRunsMatcher(program)
+
+    def piece_ends(self, data: bytes, chunk_ends: array | None = None) -> array:
+        """Exclusive end byte offsets of the pieces of UTF-8 `data` (with `chunk_ends`, of each
+        chunk data[:e0], data[e0:e1], ... alone), as findall finds them."""
+        ends = None if self.native is None else self.native.piece_ends(data, chunk_ends)
+        if ends is not None:
+            return ends
+        ends, start = array("q"), 0
+        for end in [len(data)] if chunk_ends is None else chunk_ends:
+            pieces = self._regex_findall(data[start:end].decode("utf-8"))
+            ends.extend(islice(accumulate((len(p.encode("utf-8")) for p in pieces), initial=start), 1, None))
+            start = end
+        return ends
+
     def findall(self, text: str) -> list[str]:
         """The pieces of `text`; a ValueError if the pattern runs too long or skips a character."""
+        data = text.encode("utf-8")
+        ends = None if self.native is None else self.native.piece_ends(data)
+        if ends is None:
+            return self._regex_findall(text)
+        return [data[start:end].decode("utf-8") for start, end in zip(chain((0,), ends), ends)]
+
+    def _regex_findall(self, text: str) -> list[str]:
         timeout = PATTERN_TIMEOUT_SECONDS + len(text) * PATTERN_TIMEOUT_SECONDS_PER_CHAR
         try:
             if self._compiled.groups:  # findall would return the groups, not the whole matches
@@ -107,7 +145,10 @@ class UserPattern:
 
 @lru_cache(maxsize=64)
 def checked_user_pattern(pattern: str) -> UserPattern:
-    """The pattern compiled, once probed for coverage and backtracking (module docstring)."""
+    """The pattern compiled, once probed for coverage and backtracking, its native matcher
+    (if any) kept only if it splits the probe as `regex` does (module docstring)."""
     user = UserPattern(pattern)
-    user.findall(_PROBE)
+    pieces = user._regex_findall(_PROBE)
+    if user.native is not None and user.findall(_PROBE) != pieces:
+        user.native = None
     return user

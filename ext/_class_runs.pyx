@@ -1,0 +1,217 @@
+# cython: language_level=3
+"""A user pattern of the GPT shape (tokfx.pre_tokenizers.class_runs), matched natively over UTF-8.
+
+At each piece start the alternatives are tried in order; within one, the items in turn, a greedy
+run from its longest down to its least count (a possessive one only at its longest), a group's
+literals in order then (if optional) none: the backtracking `regex` does, so the first
+alternative that matches ends the piece where `regex.findall` ends it. Steps are counted: past a
+budget linear in the text (a pattern that backtracks badly, `\\p{L}*\\p{L}*!`) or where no
+alternative matches (the pattern does not cover the text), the call returns None and the caller
+runs `regex`, which finds the same pieces or gives the error, under its time bound.
+
+Twin: tokfx.pre_tokenizers.class_runs.twin_ends; the tests compare both with `regex.findall`.
+"""
+from cpython.bytes cimport PyBytes_AS_STRING
+from libc.stdint cimport int64_t, uint8_t, uint32_t
+from libcpp.vector cimport vector
+
+from id_list cimport int64s_as_array
+
+cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP
+    RUN, AHEAD, END, GROUP
+
+cdef enum:
+    CODE_POINTS = 0x110000
+    STEPS_PER_BYTE = 64  # the budget: generous for the GPT shapes, which take a few per byte
+    STEPS_PER_CALL = 4096
+
+cdef enum Outcome:
+    FAILED = -1
+    OVER_BUDGET = -2
+
+
+cdef struct Item:
+    int kind
+    int arg
+    int64_t least
+    int64_t most
+    bint possessive
+
+
+cdef struct Run:  # state of one match attempt
+    const unsigned char* s
+    int64_t n
+    int64_t budget
+
+
+cdef inline int64_t char_end(const unsigned char* s, int64_t n, int64_t i, uint32_t* code) noexcept nogil:
+    """Where the UTF-8 character at i < n ends; its code point in *code."""
+    cdef unsigned char lead = s[i]
+    cdef int64_t width, k
+    if lead < 0x80:
+        code[0] = lead
+        return i + 1
+    if lead < 0xE0:
+        width, code[0] = 2, lead & 0x1F
+    elif lead < 0xF0:
+        width, code[0] = 3, lead & 0x0F
+    else:
+        width, code[0] = 4, lead & 0x07
+    if i + width > n:  # not UTF-8 (the caller encodes a str): never read past the text
+        code[0] = CODE_POINTS
+        return n
+    for k in range(1, width):
+        code[0] = (code[0] << 6) | (s[i + k] & 0x3F)
+    return i + width
+
+
+cdef class ClassRunsMatcher:
+    """The native form of a tokfx.pre_tokenizers.class_runs.ClassRuns."""
+    cdef list _bitmaps  # owns the memory `classes` points into
+    cdef vector[const uint8_t*] classes
+    cdef vector[Item] items
+    cdef vector[int] alternative_starts  # alternative a is items[starts[a]:starts[a + 1]]
+    cdef vector[int64_t] literal_starts  # literal l is literal_classes[starts[l]:starts[l + 1]]
+    cdef vector[int] literal_classes
+    cdef vector[int] group_starts  # group g is literals group_starts[g]:group_starts[g + 1]
+
+    def __init__(self, program):
+        cdef bytes bitmap
+        self._bitmaps = list(program.classes)
+        for bitmap in self._bitmaps:
+            if len(bitmap) != CODE_POINTS // 8:
+                raise ValueError("a class bitmap must cover every code point")
+            self.classes.push_back(<const uint8_t*> PyBytes_AS_STRING(bitmap))
+        for alternative in program.alternatives:
+            self.alternative_starts.push_back(self.items.size())
+            for kind, arg, least, most, possessive in alternative:
+                self.items.push_back(Item(kind, arg, least, most, possessive))
+        self.alternative_starts.push_back(self.items.size())
+        for group in program.groups:
+            self.group_starts.push_back(self.literal_starts.size())
+            for literal in group:
+                self.literal_starts.push_back(self.literal_classes.size())
+                for index in literal:
+                    self.literal_classes.push_back(index)
+        self.group_starts.push_back(self.literal_starts.size())
+        self.literal_starts.push_back(self.literal_classes.size())
+
+    cdef inline bint member(self, int index, uint32_t code) noexcept nogil:
+        return code < CODE_POINTS and (self.classes[index][code >> 3] >> (code & 7)) & 1
+
+    cdef int64_t literal_end(self, Run* run, int64_t literal, int64_t pos) noexcept nogil:
+        """Where the literal matched at pos ends, or FAILED."""
+        cdef int64_t k
+        cdef uint32_t code
+        for k in range(self.literal_starts[literal], self.literal_starts[literal + 1]):
+            if pos >= run.n:
+                return FAILED
+            pos = char_end(run.s, run.n, pos, &code)
+            if not self.member(self.literal_classes[k], code):
+                return FAILED
+        return pos
+
+    cdef int64_t match(self, Run* run, int k, int last, int64_t pos, vector[int64_t]& stack) noexcept nogil:
+        """Where items[k:last] matched from pos end (the first way regex finds), FAILED or OVER_BUDGET."""
+        cdef Item item
+        cdef int64_t end, literal, count, base, at
+        cdef uint32_t code
+        cdef bint found
+        run.budget -= 1
+        if run.budget < 0:
+            return OVER_BUDGET
+        if k == last:
+            return pos
+        item = self.items[k]
+        if item.kind == END:
+            if pos == run.n or (pos == run.n - 1 and run.s[pos] == b"\n"):
+                return self.match(run, k + 1, last, pos, stack)
+            return FAILED
+        if item.kind == AHEAD:
+            found = False
+            for literal in range(self.group_starts[item.arg], self.group_starts[item.arg + 1]):
+                if self.literal_end(run, literal, pos) >= 0:
+                    found = True
+                    break
+            if found == <bint> item.least:  # least: 1 for a negative lookahead
+                return FAILED
+            return self.match(run, k + 1, last, pos, stack)
+        if item.kind == GROUP:
+            for literal in range(self.group_starts[item.arg], self.group_starts[item.arg + 1]):
+                end = self.literal_end(run, literal, pos)
+                if end >= 0:
+                    end = self.match(run, k + 1, last, end, stack)
+                    if end != FAILED:
+                        return end
+            return self.match(run, k + 1, last, pos, stack) if item.least == 0 else FAILED
+        # RUN: the ends of its characters on the stack, so that it can give them back one by one.
+        base = stack.size()
+        at, count = pos, 0
+        while count < item.most and at < run.n:
+            end = char_end(run.s, run.n, at, &code)
+            if not self.member(item.arg, code):
+                break
+            at = end
+            count += 1
+            if not item.possessive:
+                stack.push_back(at)
+        end = FAILED
+        if count >= item.least:
+            if item.possessive:
+                end = self.match(run, k + 1, last, at, stack)
+            else:
+                while True:
+                    end = self.match(run, k + 1, last, stack[base + count - 1] if count else pos, stack)
+                    if end != FAILED or count == item.least:
+                        break
+                    count -= 1
+        stack.resize(base)
+        return end
+
+    cdef int64_t piece_end(self, Run* run, int64_t pos, vector[int64_t]& stack) noexcept nogil:
+        """The end of the piece at pos: FAILED where no alternative matches, or OVER_BUDGET."""
+        cdef int a
+        cdef int64_t end
+        for a in range(self.alternative_starts.size() - 1):
+            end = self.match(run, self.alternative_starts[a], self.alternative_starts[a + 1], pos, stack)
+            if end != FAILED:
+                return end  # never pos: no alternative matches nothing (the compiler refuses one)
+        return FAILED
+
+    def piece_ends(self, bytes data not None, const int64_t[::1] chunk_ends=None):
+        """Exclusive end byte offsets of the pieces `regex.findall` gives over UTF-8 `data` (with
+        `chunk_ends`, of each chunk data[:e0], data[e0:e1], ... alone, as
+        tokfx._pretokenize.piece_ends), or None (module docstring: run `regex` instead)."""
+        cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
+        cdef int64_t n = len(data), start = 0, end, p, piece
+        cdef Py_ssize_t c, chunks
+        cdef vector[int64_t] ends, stack
+        cdef Run run
+        cdef bint ok = True, whole = chunk_ends is None
+        run.budget = STEPS_PER_CALL + STEPS_PER_BYTE * n
+        if whole:
+            chunks = 1
+        else:
+            chunks = chunk_ends.shape[0]
+            if (chunks == 0 and n != 0) or (chunks and chunk_ends[chunks - 1] != n):
+                raise ValueError("chunk_ends must end at len(data)")
+            for c in range(1, chunks):
+                if chunk_ends[c] < chunk_ends[c - 1]:
+                    raise ValueError("chunk_ends must not decrease")
+        with nogil:
+            for c in range(chunks):
+                end = n if whole else chunk_ends[c]
+                # The chunk alone: lookahead and `$` stop at its end.
+                run.s, run.n = s + start, end - start
+                p = 0
+                while p < run.n:
+                    piece = self.piece_end(&run, p, stack)
+                    if piece < 0:
+                        ok = False
+                        break
+                    p = piece
+                    ends.push_back(start + p)
+                if not ok:
+                    break
+                start = end
+        return int64s_as_array(ends) if ok else None
