@@ -60,7 +60,8 @@ def assert_same_ends(name: str, text: str, compiled, twin: bool = True) -> None:
         assert twin_ends(program, text) == expected
     data = text.encode("utf-8")
     native = matcher.piece_ends(data)
-    byte_ends = None if expected is None else [len(text[:end].encode("utf-8")) for end in expected]
+    byte_ends = None if expected is None else list(itertools.accumulate(
+        len(text[start:end].encode("utf-8")) for start, end in zip([0] + expected, expected)))
     if native is not None and list(native) != byte_ends:
         first = next(i for i, (a, b) in enumerate(itertools.zip_longest(native, byte_ends or [])) if a != b)
         pytest.fail(f"{name}: piece {first} differs: native ends {list(native[first - 2:first + 3])} regex"
