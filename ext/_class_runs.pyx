@@ -6,8 +6,9 @@ run from its longest down to its least count (a possessive one only at its longe
 literals in order then (if optional) none: the backtracking `regex` does, so the first
 alternative that matches ends the piece where `regex.findall` ends it. Steps are counted: past a
 budget linear in the text (a pattern that backtracks badly, `\\p{L}*\\p{L}*!`) or where no
-alternative matches (the pattern does not cover the text), the call returns None and the caller
-runs `regex`, which finds the same pieces or gives the error, under its time bound.
+alternative matches (the pattern does not cover the text), `piece_ends` returns None and the
+caller runs `regex`, which finds the same pieces or gives the error, under its time bound;
+`spans` searches on past such a character, as `regex.finditer` does.
 
 Twin: tokfx.pre_tokenizers.class_runs.twin_ends; the tests compare both with `regex.findall`.
 """
@@ -177,6 +178,39 @@ cdef class ClassRunsMatcher:
             if end != FAILED:
                 return end  # never pos: no alternative matches nothing (the compiler refuses one)
         return FAILED
+
+    def spans(self, bytes data not None):
+        """(start, end) in characters of every match `regex.finditer` finds in UTF-8 `data` (the
+        text between matches skipped, as a search skips it), or None past the step budget."""
+        cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
+        cdef int64_t n = len(data), p = 0, end, chars = 0
+        cdef Py_ssize_t k = 0, i
+        cdef uint32_t code
+        cdef vector[int64_t] offsets, stack
+        cdef Run run
+        run.s, run.n, run.budget = s, n, STEPS_PER_CALL + STEPS_PER_BYTE * n
+        with nogil:
+            while p < n:
+                end = self.piece_end(&run, p, stack)
+                if end == OVER_BUDGET:
+                    break
+                if end == FAILED:  # no match starts here: search on from the next character
+                    p = char_end(s, n, p, &code)
+                    continue
+                offsets.push_back(p)
+                offsets.push_back(end)
+                p = end
+            # Byte offsets (increasing) to character offsets, in one walk over the text.
+            p = 0
+            while k < <Py_ssize_t> offsets.size():
+                while p < offsets[k]:
+                    p = char_end(s, n, p, &code)
+                    chars += 1
+                offsets[k] = chars
+                k += 1
+        if run.budget < 0:
+            return None
+        return [(offsets[i], offsets[i + 1]) for i in range(0, offsets.size(), 2)]
 
     def piece_ends(self, bytes data not None, const int64_t[::1] chunk_ends=None):
         """Exclusive end byte offsets of the pieces `regex.findall` gives over UTF-8 `data` (with

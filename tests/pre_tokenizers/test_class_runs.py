@@ -104,6 +104,22 @@ def test_fuzzed_text(name, text, compiled):
 
 
 @pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)
+@settings(max_examples=200, deadline=None)
+@given(text=fuzzed_text)
+def test_spans_are_regexs_matches(name, text, compiled):
+    """A Hugging Face Split's matches: the text between them skipped, as regex.finditer skips it."""
+    _, matcher = compiled[name]
+    assert matcher.spans(text.encode("utf-8")) == [m.span() for m in regex.finditer(PATTERNS_UNDER_TEST[name], text)]
+
+
+def test_a_split_of_a_user_pattern_runs_natively():
+    user = UserPattern(DEEPSEEK_SPLIT)
+    text = "abc 123 !x 中文\n\n 4"
+    assert user.native is not None
+    assert user.spans(text) == [m.span() for m in regex.finditer(DEEPSEEK_SPLIT, text)]
+
+
+@pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)
 def test_every_code_point(name, compiled):
     """Each code point alone between spaces: where a class's Unicode table could differ."""
     every = " ".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)

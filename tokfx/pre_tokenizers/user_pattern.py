@@ -15,8 +15,8 @@ Three bounds, so that no pattern hangs or exhausts memory and none silently drop
 
 A pattern of the GPT shape (tokfx.pre_tokenizers.class_runs: alternatives of class runs,
 contractions, `\\s+(?!\\S)`) runs natively instead, with the classes' code points asked of
-`regex`; once resolved, its pieces of the probe must equal regex's, else it runs in `regex`. The
-native matcher counts its steps: past a budget, or where the pattern skips a character, that call
+`regex`; its matches in the probe must equal regex's, else it runs in `regex`. The native
+matcher counts its steps: past a budget, or where the pattern skips a character, that call
 runs in `regex`, under the bounds above.
 """
 from __future__ import annotations
@@ -81,11 +81,14 @@ class UserPattern:
 
     @cached_property
     def native(self) -> ClassRunsMatcher | None:
-        """The native matcher, if the pattern has the GPT shape (built on first use: asking
-        `regex` for its classes takes a fraction of a second, which a Split that only needs
-        `spans` should not pay)."""
+        """The native matcher, if the pattern has the GPT shape and it finds regex's matches in
+        the probe (built on first use: asking `regex` for its classes takes a fraction of a
+        second, which a pattern that fails its first bound should not pay)."""
         program = compile_class_runs(self.pattern)
-        return None if program is None else ClassRunsMatcher(program)
+        if program is None:
+            return None
+        matcher = ClassRunsMatcher(program)
+        return matcher if matcher.spans(_PROBE.encode("utf-8")) == self._regex_spans(_PROBE) else None
 
     def piece_ends(self, data: bytes, chunk_ends: array | None = None) -> array:
         """Exclusive end byte offsets of the pieces of UTF-8 `data` (with `chunk_ends`, of each
@@ -125,6 +128,10 @@ class UserPattern:
     def spans(self, text: str) -> list[tuple[int, int]]:
         """(start, end) of every match, as finditer finds them (no coverage rule: what a
         Hugging Face Split keeps between matches), bounded in time as findall."""
+        spans = None if self.native is None else self.native.spans(text.encode("utf-8"))
+        return self._regex_spans(text) if spans is None else spans
+
+    def _regex_spans(self, text: str) -> list[tuple[int, int]]:
         timeout = PATTERN_TIMEOUT_SECONDS + len(text) * PATTERN_TIMEOUT_SECONDS_PER_CHAR
         try:
             return [m.span() for m in self._compiled.finditer(text, timeout=timeout)]
@@ -145,10 +152,7 @@ class UserPattern:
 
 @lru_cache(maxsize=64)
 def checked_user_pattern(pattern: str) -> UserPattern:
-    """The pattern compiled, once probed for coverage and backtracking, its native matcher
-    (if any) kept only if it splits the probe as `regex` does (module docstring)."""
+    """The pattern compiled, once probed for coverage and backtracking (module docstring)."""
     user = UserPattern(pattern)
-    pieces = user._regex_findall(_PROBE)
-    if user.native is not None and user.findall(_PROBE) != pieces:
-        user.native = None
+    user.findall(_PROBE)
     return user
