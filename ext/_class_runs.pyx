@@ -17,6 +17,7 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
 from id_list cimport int64s_as_array
+from utf8_units cimport unit_end
 
 cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP
     RUN, AHEAD, END, GROUP
@@ -43,27 +44,6 @@ cdef struct Run:  # state of one match attempt
     const unsigned char* s
     int64_t n
     int64_t budget
-
-
-cdef inline int64_t char_end(const unsigned char* s, int64_t n, int64_t i, uint32_t* code) noexcept nogil:
-    """Where the UTF-8 character at i < n ends; its code point in *code."""
-    cdef unsigned char lead = s[i]
-    cdef int64_t width, k
-    if lead < 0x80:
-        code[0] = lead
-        return i + 1
-    if lead < 0xE0:
-        width, code[0] = 2, lead & 0x1F
-    elif lead < 0xF0:
-        width, code[0] = 3, lead & 0x0F
-    else:
-        width, code[0] = 4, lead & 0x07
-    if i + width > n:  # not UTF-8 (the caller encodes a str): never read past the text
-        code[0] = CODE_POINTS
-        return n
-    for k in range(1, width):
-        code[0] = (code[0] << 6) | (s[i + k] & 0x3F)
-    return i + width
 
 
 cdef class ClassRunsMatcher:
@@ -107,7 +87,7 @@ cdef class ClassRunsMatcher:
         for k in range(self.literal_starts[literal], self.literal_starts[literal + 1]):
             if pos >= run.n:
                 return FAILED
-            pos = char_end(run.s, run.n, pos, &code)
+            pos = unit_end(run.s, pos, run.n, False, &code)
             if not self.member(self.literal_classes[k], code):
                 return FAILED
         return pos
@@ -149,7 +129,7 @@ cdef class ClassRunsMatcher:
         base = stack.size()
         at, count = pos, 0
         while count < item.most and at < run.n:
-            end = char_end(run.s, run.n, at, &code)
+            end = unit_end(run.s, at, run.n, False, &code)
             if not self.member(item.arg, code):
                 break
             at = end
@@ -195,7 +175,7 @@ cdef class ClassRunsMatcher:
                 if end == OVER_BUDGET:
                     break
                 if end == FAILED:  # no match starts here: search on from the next character
-                    p = char_end(s, n, p, &code)
+                    p = unit_end(s, p, n, False, &code)
                     continue
                 offsets.push_back(p)
                 offsets.push_back(end)
@@ -204,7 +184,7 @@ cdef class ClassRunsMatcher:
             p = 0
             while k < <Py_ssize_t> offsets.size():
                 while p < offsets[k]:
-                    p = char_end(s, n, p, &code)
+                    p = unit_end(s, p, n, False, &code)
                     chars += 1
                 offsets[k] = chars
                 k += 1
