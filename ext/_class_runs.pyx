@@ -8,7 +8,8 @@ alternative that matches ends the piece where `regex.findall` ends it. Steps are
 budget linear in the text (a pattern that backtracks badly, `\\p{L}*\\p{L}*!`) or where no
 alternative matches (the pattern does not cover the text), `piece_ends` returns None and the
 caller runs `regex`, which finds the same pieces or gives the error, under its time bound;
-`spans` searches on past such a character, as `regex.finditer` does.
+`spans` searches on past such a character, as `regex.finditer` does. Input must be UTF-8 (the
+callers encode a str); other bytes give unspecified pieces but are never read out of bounds.
 
 Twin: tokfx.pre_tokenizers.class_runs.twin_ends; the tests compare both with `regex.findall`.
 """
@@ -46,8 +47,27 @@ cdef struct Run:  # state of one match attempt
     int64_t budget
 
 
+def first_characters(program, alternative) -> bytes:
+    """The bitmap of the characters a match of the alternative may start with: those of its
+    items up to the first that must consume one (a lookahead or `$` consumes none)."""
+    cdef int kind, arg, least
+    first = 0
+    for kind, arg, least, _, _ in alternative:
+        if kind == RUN:
+            first |= int.from_bytes(program.classes[arg], "little")
+        elif kind == GROUP:
+            for literal in program.groups[arg]:
+                first |= int.from_bytes(program.classes[literal[0]], "little")
+        else:
+            continue
+        if least > 0:
+            break
+    return first.to_bytes(CODE_POINTS // 8, "little")
+
+
 cdef class ClassRunsMatcher:
     """The native form of a tokfx.pre_tokenizers.class_runs.ClassRuns."""
+    cdef readonly object program
     cdef list _bitmaps  # owns the memory `classes` points into
     cdef vector[const uint8_t*] classes
     cdef vector[Item] items
@@ -55,9 +75,11 @@ cdef class ClassRunsMatcher:
     cdef vector[int64_t] literal_starts  # literal l is literal_classes[starts[l]:starts[l + 1]]
     cdef vector[int] literal_classes
     cdef vector[int] group_starts  # group g is literals group_starts[g]:group_starts[g + 1]
+    cdef vector[int] first_classes  # alternative a may start only with a member of this class
 
     def __init__(self, program):
         cdef bytes bitmap
+        self.program = program
         self._bitmaps = list(program.classes)
         for bitmap in self._bitmaps:
             if len(bitmap) != CODE_POINTS // 8:
@@ -76,6 +98,15 @@ cdef class ClassRunsMatcher:
                     self.literal_classes.push_back(index)
         self.group_starts.push_back(self.literal_starts.size())
         self.literal_starts.push_back(self.literal_classes.size())
+        for alternative in program.alternatives:
+            bitmap = first_characters(program, alternative)
+            self._bitmaps.append(bitmap)
+            self.first_classes.push_back(self.classes.size())
+            self.classes.push_back(<const uint8_t*> PyBytes_AS_STRING(bitmap))
+
+    def __reduce__(self):
+        # Rebuilt from the program in the receiving process (the class pointers are this one's).
+        return ClassRunsMatcher, (self.program,)
 
     cdef inline bint member(self, int index, uint32_t code) noexcept nogil:
         return code < CODE_POINTS and (self.classes[index][code >> 3] >> (code & 7)) & 1
@@ -92,10 +123,10 @@ cdef class ClassRunsMatcher:
                 return FAILED
         return pos
 
-    cdef int64_t match(self, Run* run, int k, int last, int64_t pos, vector[int64_t]& stack) noexcept nogil:
+    cdef int64_t match(self, Run* run, int k, int last, int64_t pos) noexcept nogil:
         """Where items[k:last] matched from pos end (the first way regex finds), FAILED or OVER_BUDGET."""
         cdef Item item
-        cdef int64_t end, literal, count, base, at
+        cdef int64_t end, literal, count, at
         cdef uint32_t code
         cdef bint found
         run.budget -= 1
@@ -106,7 +137,7 @@ cdef class ClassRunsMatcher:
         item = self.items[k]
         if item.kind == END:
             if pos == run.n or (pos == run.n - 1 and run.s[pos] == b"\n"):
-                return self.match(run, k + 1, last, pos, stack)
+                return self.match(run, k + 1, last, pos)
             return FAILED
         if item.kind == AHEAD:
             found = False
@@ -116,17 +147,17 @@ cdef class ClassRunsMatcher:
                     break
             if found == <bint> item.least:  # least: 1 for a negative lookahead
                 return FAILED
-            return self.match(run, k + 1, last, pos, stack)
+            return self.match(run, k + 1, last, pos)
         if item.kind == GROUP:
             for literal in range(self.group_starts[item.arg], self.group_starts[item.arg + 1]):
                 end = self.literal_end(run, literal, pos)
                 if end >= 0:
-                    end = self.match(run, k + 1, last, end, stack)
+                    end = self.match(run, k + 1, last, end)
                     if end != FAILED:
                         return end
-            return self.match(run, k + 1, last, pos, stack) if item.least == 0 else FAILED
-        # RUN: the ends of its characters on the stack, so that it can give them back one by one.
-        base = stack.size()
+            return self.match(run, k + 1, last, pos) if item.least == 0 else FAILED
+        # RUN: its longest, then (unless possessive) one character fewer at a time, stepping
+        # back over UTF-8 (a continuation byte is 10xxxxxx).
         at, count = pos, 0
         while count < item.most and at < run.n:
             end = unit_end(run.s, at, run.n, False, &code)
@@ -134,27 +165,27 @@ cdef class ClassRunsMatcher:
                 break
             at = end
             count += 1
-            if not item.possessive:
-                stack.push_back(at)
-        end = FAILED
-        if count >= item.least:
-            if item.possessive:
-                end = self.match(run, k + 1, last, at, stack)
-            else:
-                while True:
-                    end = self.match(run, k + 1, last, stack[base + count - 1] if count else pos, stack)
-                    if end != FAILED or count == item.least:
-                        break
-                    count -= 1
-        stack.resize(base)
-        return end
+        if count < item.least:
+            return FAILED
+        while True:
+            end = self.match(run, k + 1, last, at)
+            if end != FAILED or item.possessive or count == item.least:
+                return end
+            count -= 1
+            at -= 1
+            while at > pos and (run.s[at] & 0xC0) == 0x80:
+                at -= 1
 
-    cdef int64_t piece_end(self, Run* run, int64_t pos, vector[int64_t]& stack) noexcept nogil:
+    cdef int64_t piece_end(self, Run* run, int64_t pos) noexcept nogil:
         """The end of the piece at pos: FAILED where no alternative matches, or OVER_BUDGET."""
         cdef int a
         cdef int64_t end
+        cdef uint32_t code
+        unit_end(run.s, pos, run.n, False, &code)
         for a in range(self.alternative_starts.size() - 1):
-            end = self.match(run, self.alternative_starts[a], self.alternative_starts[a + 1], pos, stack)
+            if not self.member(self.first_classes[a], code):
+                continue  # a cheap test first: most alternatives fail at their first character
+            end = self.match(run, self.alternative_starts[a], self.alternative_starts[a + 1], pos)
             if end != FAILED:
                 return end  # never pos: no alternative matches nothing (the compiler refuses one)
         return FAILED
@@ -166,12 +197,12 @@ cdef class ClassRunsMatcher:
         cdef int64_t n = len(data), p = 0, end, chars = 0
         cdef Py_ssize_t k = 0, i
         cdef uint32_t code
-        cdef vector[int64_t] offsets, stack
+        cdef vector[int64_t] offsets
         cdef Run run
         run.s, run.n, run.budget = s, n, STEPS_PER_CALL + STEPS_PER_BYTE * n
         with nogil:
             while p < n:
-                end = self.piece_end(&run, p, stack)
+                end = self.piece_end(&run, p)
                 if end == OVER_BUDGET:
                     break
                 if end == FAILED:  # no match starts here: search on from the next character
@@ -199,7 +230,7 @@ cdef class ClassRunsMatcher:
         cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
         cdef int64_t n = len(data), start = 0, end, p, piece
         cdef Py_ssize_t c, chunks
-        cdef vector[int64_t] ends, stack
+        cdef vector[int64_t] ends
         cdef Run run
         cdef bint ok = True, whole = chunk_ends is None
         run.budget = STEPS_PER_CALL + STEPS_PER_BYTE * n
@@ -219,7 +250,7 @@ cdef class ClassRunsMatcher:
                 run.s, run.n = s + start, end - start
                 p = 0
                 while p < run.n:
-                    piece = self.piece_end(&run, p, stack)
+                    piece = self.piece_end(&run, p)
                     if piece < 0:
                         ok = False
                         break

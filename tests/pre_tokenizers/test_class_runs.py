@@ -2,6 +2,7 @@
 finds exactly the pieces of `regex.findall` with the same pattern, natively and in the twin."""
 import array
 import itertools
+import pickle
 
 import pytest
 import regex
@@ -178,3 +179,12 @@ def test_a_native_matcher_that_differs_from_regex_on_the_probe_is_dropped(monkey
         assert user.findall("Hello 123") == ["Hello", " ", "123"]
     finally:
         checked_user_pattern.cache_clear()
+
+
+def test_a_pickled_user_pattern_runs_natively_in_the_receiving_process():
+    pattern = PATTERNS_UNDER_TEST["digits-1-2"]
+    user = checked_user_pattern(pattern)
+    copy = pickle.loads(pickle.dumps(user))
+    assert copy.native is not None and copy.native is not user.native
+    text = "Hello WORLD 1234 it's\n\n  x"
+    assert copy.findall(text) == regex.findall(pattern, text)
