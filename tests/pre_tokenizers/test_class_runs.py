@@ -77,7 +77,7 @@ def test_every_pattern_under_test_has_the_shape(compiled):
 @pytest.mark.parametrize("pattern", [
     r"\p{L}+?|\s", r"(a|b)+|\s", r"(?i)abc|\s", r"\bword|\s", r"a*|\s", r"\p{L}|(?:)|\s", r"(\p{L})\1|\s",
     r"(?>a+)|\s", r"^a|\s", r"[[:alpha:]]+|\s", r"a{}|\s", r"(?!a)+b|\s", r"(?:ab)+|\s", r"\X|\s",
-    r"(?f:ss)|\s", r"(?!\S)", PATTERNS["deepseek"],
+    r"(?f:ss)|\s", r"(?!\S)", PATTERNS["deepseek"], "|".join(f"x{i}" for i in range(65)),
 ])
 def test_other_shapes_are_left_to_regex(pattern):
     regex.compile(pattern)

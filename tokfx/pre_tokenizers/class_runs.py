@@ -30,6 +30,7 @@ from tokfx.normalizers.code_point_sets import code_point_bitmap
 RUN, AHEAD, END, GROUP = range(4)  # item kinds (the native matcher's enum)
 UNBOUNDED = 2**62
 MAX_CLASSES = 64  # distinct atoms: each costs a pass of `regex` over every code point on load
+MAX_ALTERNATIVES = 64  # each costs the native matcher a first-character bitmap (139 KB)
 _ESCAPED_CLASSES = frozenset("sSdDwW")
 _CONTROL_ESCAPES = frozenset("afnrtv")
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
@@ -200,6 +201,8 @@ class _Compiler:
         while True:
             items, i = self.alternative(i)
             alternatives.append(items)
+            if len(alternatives) > MAX_ALTERNATIVES:
+                raise NotClassRuns
             if i == len(self.pattern):
                 break
             i += 1  # the `|`
