@@ -1,7 +1,7 @@
 """Bring your own tokenizer: single-thread encode throughput of a tokenizer file loaded into tokfx
 against the file's own library, side by side in one run.
 
-    PYTHONPATH=.:bench:tests python bench/bench_byo.py [--sections tiktoken-ranks huggingface sentencepiece]
+    PYTHONPATH=.:bench:tests python bench/bench_byo.py [--sections tiktoken-ranks user-patterns huggingface sentencepiece]
         [--corpora en_10M zh_5M] [--runs 3] [--shapes falcon bert-wordpiece ...]
 
 MB/s are UTF-8 megabytes (2**20 bytes) per second, median of --runs runs; the ratio is tokfx's
@@ -46,20 +46,43 @@ def side_by_side(label: str, ours, peer, corpora: dict[str, str], runs: int):
         yield label, corpus, megabytes, megabytes / ours_s, megabytes / peer_s, peer_s / ours_s
 
 
-def tiktoken_ranks_section(corpora: dict[str, str], runs: int):
-    """A tiktoken rank file made of GPT-2's tokens (the fixtures), with three patterns: tokfx's
+# Patterns outside tokfx's named set (a user regex: tokfx.pre_tokenizers.user_pattern): Qwen's
+# and o200k's with one class respelled (`\p{N}` as `[\p{N}]`, the same set) so that they are not
+# read back as their names, and Llama 3's with numbers of one or two digits.
+USER_PATTERNS = {
+    "qwen2": PATTERNS["qwen2"].replace(r"|\p{N}|", r"|[\p{N}]|"),
+    "o200k": PATTERNS["o200k"].replace(r"\p{N}{1,3}", r"[\p{N}]{1,3}"),
+    "llama3 digits 1-2": PATTERNS["llama3"].replace(r"\p{N}{1,3}", r"\p{N}{1,2}"),
+}
+
+
+def gpt2_ranks_rows(patterns: dict[str, str], corpora: dict[str, str], runs: int):
+    """A tiktoken rank file made of GPT-2's tokens (the fixtures), with each pattern: tokfx's
     Tokenizer.from_tiktoken against tiktoken.Encoding over the same ranks."""
     vocab, _ = read_gpt2_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
     ranks = {token: i for i, token in vocab.items() if i != 50256}
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "gpt2.tiktoken"
         write_tiktoken_ranks(path, ranks)
-        for pattern in ("gpt2", "cl100k", "llama3"):
+        for label, pattern in patterns.items():
             ours = Tokenizer.from_tiktoken(path, pattern)
-            peer = tiktoken.Encoding(f"gpt2-{pattern}", pat_str=PATTERNS[pattern], mergeable_ranks=ranks,
+            peer = tiktoken.Encoding(f"gpt2-{label}", pat_str=PATTERNS.get(pattern, pattern), mergeable_ranks=ranks,
                                      special_tokens={})
-            yield from side_by_side(f"gpt2 ranks, {pattern}", ours.encode_ordinary, peer.encode_ordinary,
+            yield from side_by_side(f"gpt2 ranks, {label}", ours.encode_ordinary, peer.encode_ordinary,
                                     corpora, runs)
+
+
+def tiktoken_ranks_section(corpora: dict[str, str], runs: int):
+    """GPT-2's ranks with three named patterns."""
+    yield from gpt2_ranks_rows({name: name for name in ("gpt2", "cl100k", "llama3")}, corpora, runs)
+
+
+def user_patterns_section(corpora: dict[str, str], runs: int):
+    """GPT-2's ranks with the user patterns (USER_PATTERNS)."""
+    for label, pattern in USER_PATTERNS.items():
+        assert pattern not in PATTERNS.values(), f"{label} must not be a named pattern"
+    yield from gpt2_ranks_rows({f"user {label}": pattern for label, pattern in USER_PATTERNS.items()},
+                               corpora, runs)
 
 
 def documents(text: str, size: int = 4096) -> list[str]:
@@ -118,7 +141,8 @@ def sentencepiece_section(corpora: dict[str, str], runs: int):
                 yield from per_document(name, ours.encode, peer.encode, corpora, runs)
 
 
-SECTIONS = {"tiktoken-ranks": tiktoken_ranks_section, "huggingface": huggingface_section,
+SECTIONS = {"tiktoken-ranks": tiktoken_ranks_section, "user-patterns": user_patterns_section,
+            "huggingface": huggingface_section,
             "sentencepiece": sentencepiece_section}
 
 

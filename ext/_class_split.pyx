@@ -17,6 +17,7 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
 from id_list cimport int64s_as_array
+from utf8_units cimport unit_end
 
 BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 MAX_GROUP = 64  # members a match holds, at most
@@ -29,28 +30,6 @@ cdef struct Part:
     int64_t start
     int64_t end
     bint is_match
-
-
-cdef inline int64_t unit_end(const unsigned char* s, int64_t i, int64_t end, bint byte_units,
-                             uint32_t* code) noexcept nogil:
-    """Where the unit (a byte, or a UTF-8 character) at i < end ends; its value in *code."""
-    cdef unsigned char lead = s[i]
-    cdef int64_t width, k
-    if byte_units or lead < 0x80:
-        code[0] = lead
-        return i + 1
-    if lead < 0xE0:
-        width, code[0] = 2, lead & 0x1F
-    elif lead < 0xF0:
-        width, code[0] = 3, lead & 0x0F
-    else:
-        width, code[0] = 4, lead & 0x07
-    if i + width > end:  # not UTF-8 (the text stages always give UTF-8): never read past the piece
-        code[0] = lead
-        return end
-    for k in range(1, width):
-        code[0] = (code[0] << 6) | (s[i + k] & 0x3F)
-    return i + width
 
 
 cdef inline bint is_member(const uint8_t* members, Py_ssize_t size, uint32_t code) noexcept nogil:

@@ -115,13 +115,29 @@ def gpt2_ranks(gpt2_vocab_merges):
     return {token: i for i, token in vocab.items() if i != 50256}
 
 
+# User patterns outside the named set, of the GPT shape (run by tokfx._class_runs): Llama 3's
+# with numbers of one or two digits, o200k's with up to four and its contractions alone.
+USER_PATTERNS = {
+    "user-llama3-digits-1-2": PATTERNS["llama3"].replace(r"\p{N}{1,3}", r"\p{N}{1,2}"),
+    "user-o200k-digits-1-4": PATTERNS["o200k"].replace(r"\p{N}{1,3}", r"\p{N}{1,4}+"),
+}
+PAIRED = ["gpt2", "cl100k", "llama3", *USER_PATTERNS]
+
+
 @pytest.fixture(scope="module")
 def gpt2_pairs(gpt2_ranks, rank_dir):
     """{pattern: (tokfx, tiktoken)} over GPT-2's ranks with its end-of-text token."""
     write_tiktoken_ranks(rank_dir / "gpt2.tiktoken", gpt2_ranks)
     special = {END_OF_TEXT: 50256}
-    return {name: (Tokenizer.from_tiktoken(rank_dir / "gpt2.tiktoken", name, special),
-                   oracle(gpt2_ranks, name, special)) for name in ("gpt2", "cl100k", "llama3")}
+    patterns = {name: USER_PATTERNS.get(name, name) for name in PAIRED}
+    return {name: (Tokenizer.from_tiktoken(rank_dir / "gpt2.tiktoken", pattern, special),
+                   oracle(gpt2_ranks, pattern, special)) for name, pattern in patterns.items()}
+
+
+def test_the_user_patterns_run_natively(gpt2_pairs):
+    for name in USER_PATTERNS:
+        pre_tokenizer = gpt2_pairs[name][0].pretokenizer
+        assert pre_tokenizer.pattern_name is None and pre_tokenizer._user.native is not None
 
 
 def assert_agree(text, pair):
@@ -137,7 +153,7 @@ TRICKY = [" ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000", "'s", "'LL", "0", "
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(["gpt2", "cl100k", "llama3"]),
+@given(name=st.sampled_from(PAIRED),
        text=st.lists(st.one_of(st.sampled_from(TRICKY), st.text(ASSIGNED, max_size=8)), max_size=20).map("".join))
 def test_gpt2_ranks_on_fuzzed_text(name, text, gpt2_pairs):
     assert_agree(text, gpt2_pairs[name])
@@ -148,7 +164,7 @@ CORPUS_FILES = ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt", "kore
 
 
 @pytest.mark.parametrize("relative", CORPUS_FILES)
-@pytest.mark.parametrize("name", ["gpt2", "cl100k", "llama3"])
+@pytest.mark.parametrize("name", PAIRED)
 def test_gpt2_ranks_on_corpus_files(relative, name, gpt2_pairs):
     assert_agree(corpus_text(relative)[:100_000], gpt2_pairs[name])
 

@@ -3,13 +3,13 @@ tokfx.normalizers), split it on special tokens, then split each chunk with a nam
 
 Special tokens never reach training: counting drops them, `Tokenizer.encode` emits their ids.
 Built-in patterns run in the native splitter (`tokfx._pretokenize`, exactly equal to the `regex`
-package); user patterns run in `regex`, bounded in time and checked for coverage (`user_pattern`).
+package); user patterns run in a native matcher where they have the GPT shape, else in `regex`,
+bounded in time and checked for coverage (`user_pattern`).
 """
 from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from itertools import accumulate, islice
 
 import regex
 
@@ -73,12 +73,7 @@ class PreTokenizer:
         splitter's `piece_ends`)."""
         if self._native:
             return native_piece_ends(data, self.pattern_name, chunk_ends)
-        ends, start = array("q"), 0
-        for end in [len(data)] if chunk_ends is None else chunk_ends:
-            pieces = self._user.findall(data[start:end].decode("utf-8"))
-            ends.extend(islice(accumulate((len(p.encode("utf-8")) for p in pieces), initial=start), 1, None))
-            start = end
-        return ends
+        return self._user.piece_ends(data, chunk_ends)
 
     def safe_cut(self, text: str, force: bool = False) -> int:
         """An index where `text` can be cut and both halves encoded apart with the same result.

@@ -12,13 +12,23 @@ Three bounds, so that no pattern hangs or exhausts memory and none silently drop
   character (a probe: it refuses `\\w+` when a tokenizer is built or training starts, but a
   pattern that skips only characters absent from the probe is caught on the first text holding
   one).
+
+A pattern of the GPT shape (tokfx.pre_tokenizers.class_runs: alternatives of class runs,
+contractions, `\\s+(?!\\S)`) runs natively instead, with the classes' code points asked of
+`regex`; its matches in the probe must equal regex's, else it runs in `regex`. The native
+matcher counts its steps: past a budget, or where the pattern skips a character, that call
+runs in `regex`, under the bounds above.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from array import array
+from functools import cached_property, lru_cache
+from itertools import accumulate, chain, islice
 
 import regex
 
+from tokfx._class_runs import ClassRunsMatcher
+from tokfx.pre_tokenizers.class_runs import compile_class_runs
 from tokfx.limits import (MAX_PATTERN_CHARS, MAX_PATTERN_REPEATS, PATTERN_TIMEOUT_SECONDS,
                           PATTERN_TIMEOUT_SECONDS_PER_CHAR)
 
@@ -69,8 +79,39 @@ class UserPattern:
             raise ValueError(f"invalid pattern regex {_short(pattern)}: {exc}") from None
         self.pattern = pattern
 
+    @cached_property
+    def native(self) -> ClassRunsMatcher | None:
+        """The native matcher, if the pattern has the GPT shape and it finds regex's matches in
+        the probe (built on first use: asking `regex` for its classes takes a fraction of a
+        second, which a pattern that fails its first bound should not pay)."""
+        program = compile_class_runs(self.pattern)
+        if program is None:
+            return None
+        matcher = ClassRunsMatcher(program)
+        return matcher if matcher.spans(_PROBE.encode("utf-8")) == self._regex_spans(_PROBE) else None
+
+    def piece_ends(self, data: bytes, chunk_ends: array | None = None) -> array:
+        """Exclusive end byte offsets of the pieces of UTF-8 `data` (with `chunk_ends`, of each
+        chunk data[:e0], data[e0:e1], ... alone), as findall finds them."""
+        ends = None if self.native is None else self.native.piece_ends(data, chunk_ends)
+        if ends is not None:
+            return ends
+        ends, start = array("q"), 0
+        for end in [len(data)] if chunk_ends is None else chunk_ends:
+            pieces = self._regex_findall(data[start:end].decode("utf-8"))
+            ends.extend(islice(accumulate((len(p.encode("utf-8")) for p in pieces), initial=start), 1, None))
+            start = end
+        return ends
+
     def findall(self, text: str) -> list[str]:
         """The pieces of `text`; a ValueError if the pattern runs too long or skips a character."""
+        data = text.encode("utf-8")
+        ends = None if self.native is None else self.native.piece_ends(data)
+        if ends is None:
+            return self._regex_findall(text)
+        return [data[start:end].decode("utf-8") for start, end in zip(chain((0,), ends), ends)]
+
+    def _regex_findall(self, text: str) -> list[str]:
         timeout = PATTERN_TIMEOUT_SECONDS + len(text) * PATTERN_TIMEOUT_SECONDS_PER_CHAR
         try:
             if self._compiled.groups:  # findall would return the groups, not the whole matches
@@ -87,6 +128,10 @@ class UserPattern:
     def spans(self, text: str) -> list[tuple[int, int]]:
         """(start, end) of every match, as finditer finds them (no coverage rule: what a
         Hugging Face Split keeps between matches), bounded in time as findall."""
+        spans = None if self.native is None else self.native.spans(text.encode("utf-8"))
+        return self._regex_spans(text) if spans is None else spans
+
+    def _regex_spans(self, text: str) -> list[tuple[int, int]]:
         timeout = PATTERN_TIMEOUT_SECONDS + len(text) * PATTERN_TIMEOUT_SECONDS_PER_CHAR
         try:
             return [m.span() for m in self._compiled.finditer(text, timeout=timeout)]

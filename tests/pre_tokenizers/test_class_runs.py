@@ -1,0 +1,190 @@
+"""A user pattern of the GPT shape, compiled into class runs (tokfx.pre_tokenizers.class_runs),
+finds exactly the pieces of `regex.findall` with the same pattern, natively and in the twin."""
+import array
+import itertools
+import pickle
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import CORPUS_FILES, corpus_path
+from test_native_splitter import EDGE_CASES, FRAGMENTS
+from tokfx._class_runs import ClassRunsMatcher
+from tokfx.pre_tokenizers import user_pattern
+from tokfx.pre_tokenizers.class_runs import compile_class_runs, twin_ends
+from tokfx.pre_tokenizers.patterns import DEEPSEEK_SPLIT, PATTERNS
+from tokfx.pre_tokenizers.pre_tokenizer import PreTokenizer
+from tokfx.pre_tokenizers.user_pattern import UserPattern, checked_user_pattern
+
+# Patterns users bring (as their files spell them) and made-up ones that exercise each item kind:
+# possessive and counted runs, `$`, lookaheads of several characters, case-insensitive groups,
+# runs that must give characters back, `.`, escapes.
+PATTERNS_UNDER_TEST = {
+    "qwen2": PATTERNS["qwen2"],
+    "o200k": PATTERNS["o200k"],
+    "tekken": PATTERNS["tekken"],
+    "cl100k": PATTERNS["cl100k"],
+    "gpt2": PATTERNS["gpt2"],
+    "llama3": PATTERNS["llama3"],
+    "deepseek-split": DEEPSEEK_SPLIT,  # covers not every text: a gap is compared too
+    "firstspace-digit": PATTERNS["firstspace-digit"],
+    "digits-1-2": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,2}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+    "words-and-case": r"""\p{Lu}?\p{Ll}+|\p{Lu}+(?!\p{Ll})|\p{N}{2}|\p{N}|'(?:[sdmt]|ll|ve|re)| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
+    "give-back": r"""\p{L}*\p{L}{2}x?|[a-z]+[a-z]{3,5}\d|\w+(?=[.!?] )|\s+(?= \S)|\S|\s+""",
+    "escapes": r"""\x41\u00e9+|\U0001F600+|[\]\[\\^-]+|\.{2,}|.|\n|\t+|\d{,3}\D""",
+    "not-covering": r"""\p{L}+|\s""",
+}
+
+
+def regex_ends(pattern: str, text: str) -> list[int] | None:
+    """The ends of regex's matches, or None where they leave a gap (what the matchers refuse)."""
+    ends, at = [], 0
+    for match in regex.finditer(pattern, text):
+        if match.start() != at:
+            return None
+        ends.append(at := match.end())
+    return ends if at == len(text) else None
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    programs = {name: compile_class_runs(pattern) for name, pattern in PATTERNS_UNDER_TEST.items()}
+    return {name: (program, ClassRunsMatcher(program)) for name, program in programs.items()}
+
+
+def assert_same_ends(name: str, text: str, compiled, twin: bool = True) -> None:
+    program, matcher = compiled[name]
+    expected = regex_ends(PATTERNS_UNDER_TEST[name], text)
+    if twin:
+        assert twin_ends(program, text) == expected
+    data = text.encode("utf-8")
+    native = matcher.piece_ends(data)
+    byte_ends = None if expected is None else list(itertools.accumulate(
+        len(text[start:end].encode("utf-8")) for start, end in zip([0] + expected, expected)))
+    if native is not None and list(native) != byte_ends:
+        first = next(i for i, (a, b) in enumerate(itertools.zip_longest(native, byte_ends or [])) if a != b)
+        pytest.fail(f"{name}: piece {first} differs: native ends {list(native[first - 2:first + 3])} regex"
+                    f" {(byte_ends or [])[first - 2:first + 3]}")
+    assert native is None if byte_ends is None else list(native) == byte_ends
+
+
+def test_every_pattern_under_test_has_the_shape(compiled):
+    assert all(program is not None for program, _ in compiled.values())
+
+
+@pytest.mark.parametrize("pattern", [
+    r"\p{L}+?|\s", r"(a|b)+|\s", r"(?i)abc|\s", r"\bword|\s", r"a*|\s", r"\p{L}|(?:)|\s", r"(\p{L})\1|\s",
+    r"(?>a+)|\s", r"^a|\s", r"[[:alpha:]]+|\s", r"a{}|\s", r"(?!a)+b|\s", r"(?:ab)+|\s", r"\X|\s",
+    r"(?f:ss)|\s", r"(?!\S)", PATTERNS["deepseek"], "|".join(f"x{i}" for i in range(65)),
+])
+def test_other_shapes_are_left_to_regex(pattern):
+    regex.compile(pattern)
+    assert compile_class_runs(pattern) is None
+
+
+@pytest.mark.parametrize("text", EDGE_CASES)
+@pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)
+def test_edge_cases(name, text, compiled):
+    assert_same_ends(name, text, compiled)
+
+
+fuzzed_text = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS + ["A\u00e9\u00e9", "\U0001F600\U0001F600", "]\\[^-", "...", "x1",
+                                           "abcdefg1", "word. ", "x x", "  \n "]),
+              st.characters(codec="utf-8")), max_size=40
+).map("".join)
+
+
+@pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)
+@settings(max_examples=300, deadline=None)
+@given(text=fuzzed_text)
+def test_fuzzed_text(name, text, compiled):
+    assert_same_ends(name, text, compiled)
+
+
+@pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)
+@settings(max_examples=200, deadline=None)
+@given(text=fuzzed_text)
+def test_spans_are_regexs_matches(name, text, compiled):
+    """A Hugging Face Split's matches: the text between them skipped, as regex.finditer skips it."""
+    _, matcher = compiled[name]
+    assert matcher.spans(text.encode("utf-8")) == [m.span() for m in regex.finditer(PATTERNS_UNDER_TEST[name], text)]
+
+
+def test_a_split_of_a_user_pattern_runs_natively():
+    user = UserPattern(DEEPSEEK_SPLIT)
+    text = "abc 123 !x 中文\n\n 4"
+    assert user.native is not None
+    assert user.spans(text) == [m.span() for m in regex.finditer(DEEPSEEK_SPLIT, text)]
+
+
+@pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)
+def test_every_code_point(name, compiled):
+    """Each code point alone between spaces: where a class's Unicode table could differ."""
+    every = " ".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert_same_ends(name, every, compiled, twin=False)
+
+
+@pytest.mark.parametrize("relative", CORPUS_FILES)
+@pytest.mark.parametrize("name", ["qwen2", "o200k", "tekken", "digits-1-2", "words-and-case", "give-back"])
+def test_corpus_files(name, relative, compiled):
+    text = corpus_path(relative).read_bytes().decode("utf-8")[:300_000]
+    assert_same_ends(name, text, compiled)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(fuzzed_text, max_size=6))
+def test_chunks_are_split_alone(texts, compiled):
+    _, matcher = compiled["o200k"]
+    data = "".join(texts).encode("utf-8")
+    chunk_ends = list(itertools.accumulate(len(t.encode("utf-8")) for t in texts))
+    expected = []
+    for start, text in zip([0] + chunk_ends, texts):
+        expected += [start + e for e in matcher.piece_ends(text.encode("utf-8"))]
+    assert list(matcher.piece_ends(data, array.array("q", chunk_ends))) == expected
+
+
+def test_a_pattern_that_backtracks_badly_runs_in_regex_past_the_step_budget():
+    pattern = r"\p{L}*\p{L}*\p{L}*!|[\s\S]"
+    text = "a" * 300 + "?"  # no "!": cubic backtracking, fast enough for regex at this length
+    assert ClassRunsMatcher(compile_class_runs(pattern)).piece_ends(text.encode()) is None  # over budget
+    assert UserPattern(pattern).findall(text) == regex.findall(pattern, text)  # regex's pieces
+
+
+def test_a_user_pattern_of_the_shape_runs_natively_and_splits_as_regex():
+    pattern = PATTERNS_UNDER_TEST["digits-1-2"]
+    pre = PreTokenizer(pattern)
+    assert pre.pattern_name is None and pre._user.native is not None
+    text = "I'LL pay 12345 dollars,\n\n  tomorrow! 中文 😀"
+    assert pre.pieces(text) == [p.encode() for p in regex.findall(pattern, text)]
+
+
+def test_a_user_pattern_that_skips_a_character_still_names_it():
+    with pytest.raises(ValueError, match=r"does not cover the text: it skips '#b' at character 1"):
+        checked_user_pattern(r"[^#]+").findall("a#b")
+
+
+def test_a_native_matcher_that_differs_from_regex_on_the_probe_is_dropped(monkeypatch):
+    """The guard behind the compiler: were it wrong about a pattern (here: handed another
+    pattern's program), the probe finds it and the pattern runs in `regex`."""
+    wrong = compile_class_runs(r"\p{L}{1,2}|\p{N}|\s|[^\s\p{L}\p{N}]")
+    monkeypatch.setattr(user_pattern, "compile_class_runs", lambda pattern: wrong)
+    pattern = r"\p{L}+|\p{N}+|\s|[^\s\p{L}\p{N}]"
+    checked_user_pattern.cache_clear()
+    try:
+        user = checked_user_pattern(pattern)
+        assert user.native is None
+        assert user.findall("Hello 123") == ["Hello", " ", "123"]
+    finally:
+        checked_user_pattern.cache_clear()
+
+
+def test_a_pickled_user_pattern_runs_natively_in_the_receiving_process():
+    pattern = PATTERNS_UNDER_TEST["digits-1-2"]
+    user = checked_user_pattern(pattern)
+    copy = pickle.loads(pickle.dumps(user))
+    assert copy.native is not None and copy.native is not user.native
+    text = "Hello WORLD 1234 it's\n\n  x"
+    assert copy.findall(text) == regex.findall(pattern, text)

@@ -1,0 +1,268 @@
+"""A user pattern of the GPT shape compiled into alternatives of class runs, for the native
+matcher tokfx._class_runs (which runs it at native speed where `regex` would run it at a few MB/s).
+
+The shape: alternatives (`|`) of items, each item one of
+- a one-character atom (a `[...]` class, `\\p{..}`, `\\P{..}`, `\\s`, `\\d`, `\\w` and their negations,
+  `.`, an escaped or plain literal) with an optional quantifier (`?`, `*`, `+`, `{m}`, `{m,}`,
+  `{m,n}`, `{,n}`), greedy or possessive;
+- a group `(?:...)` or `(?i:...)` of literal alternatives (`(?i:'s|'t|'re)`), optionally `?`;
+- a lookahead `(?!...)` or `(?=...)` of literal alternatives (`(?!\\S)`, `(?= \\S)`);
+- `$` (the end of the text, or before a final newline, as `regex` reads it without MULTILINE).
+Anything else (lazy quantifiers, inline flags, nested or quantified groups, anchors, backrefs,
+an alternative that can match nothing...) is not this shape: `compile_class_runs` returns None and
+the pattern runs in `regex`, as before.
+
+Each atom is a set of code points asked of `regex` itself (the atom alone, inside `(?i:...)` in a
+case-insensitive group): the Unicode tables are regex's whatever its version, so the compiled
+form cannot disagree with it on which characters a class holds. Matching is a backtracking
+search that tries the alternatives in order and each greedy run from its longest, as `regex`
+does; `twin_ends` is its pure-Python twin, and the tests compare both with `regex.findall`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+
+from tokfx.normalizers.code_point_sets import code_point_bitmap
+
+RUN, AHEAD, END, GROUP = range(4)  # item kinds (the native matcher's enum)
+UNBOUNDED = 2**62
+MAX_CLASSES = 64  # distinct atoms: each costs a pass of `regex` over every code point on load
+MAX_ALTERNATIVES = 64  # each costs the native matcher a first-character bitmap (139 KB)
+_ESCAPED_CLASSES = frozenset("sSdDwW")
+_CONTROL_ESCAPES = frozenset("afnrtv")
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+_SPECIAL = frozenset(".^$*+?{}[]()|\\")
+_QUANTIFIER = regex.compile(r"(?:([?*+])|\{(\d*)(,?)(\d*)\})([+?]?)")
+
+
+class NotClassRuns(Exception):
+    """The pattern is not of the shape (module docstring)."""
+
+
+@dataclass(frozen=True)
+class ClassRuns:
+    """A compiled pattern: `classes` are bitmaps over code points (tokfx.normalizers.code_point_sets);
+    an item is (kind, argument, least, most, possessive): RUN (class index, repeats), AHEAD
+    (group index, least=1 for a negative lookahead), END, GROUP (group index, least 0 or 1);
+    a group is its literal alternatives, each a tuple of class indices."""
+    pattern: str
+    classes: tuple[bytes, ...]
+    alternatives: tuple[tuple[tuple[int, int, int, int, int], ...], ...]
+    groups: tuple[tuple[tuple[int, ...], ...], ...]
+
+
+@lru_cache(maxsize=256)
+def _class_bitmap(atom: str, ignore_case: bool) -> bytes:
+    return code_point_bitmap(regex.compile(f"(?i:{atom})" if ignore_case else atom))
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The end of the `[...]` class at pattern[i]."""
+    j = i + 1
+    if pattern.startswith("^", j):
+        j += 1
+    if pattern.startswith("]", j):  # a `]` first is a member
+        j += 1
+    while j < len(pattern):
+        c = pattern[j]
+        if c == "\\":
+            j += 2
+        elif c == "[":  # a POSIX class or a nested set: not parsed here
+            raise NotClassRuns
+        elif c == "]":
+            return j + 1
+        else:
+            j += 1
+    raise NotClassRuns
+
+
+def _braced_end(pattern: str, i: int) -> int:
+    end = pattern.find("}", i)
+    if end < 0:
+        raise NotClassRuns
+    return end + 1
+
+
+def _atom_end(pattern: str, i: int) -> int:
+    """The end of the one-character atom at pattern[i]; NotClassRuns if none starts there."""
+    c = pattern[i]
+    if c == "[":
+        return _class_end(pattern, i)
+    if c == ".":
+        return i + 1
+    if c != "\\":
+        if c in _SPECIAL:
+            raise NotClassRuns
+        return i + 1
+    if i + 1 >= len(pattern):
+        raise NotClassRuns
+    e = pattern[i + 1]
+    if e in "pP":
+        return _braced_end(pattern, i + 2) if pattern.startswith("{", i + 2) else i + 3
+    if e == "N" and pattern.startswith("{", i + 2):
+        return _braced_end(pattern, i + 2)
+    if e in _HEX_ESCAPES:
+        return i + 2 + _HEX_ESCAPES[e]
+    if e in _ESCAPED_CLASSES or e in _CONTROL_ESCAPES or not e.isalnum():
+        return i + 2
+    raise NotClassRuns  # \b, \A, \Z, \X, \R, a backreference...
+
+
+class _Compiler:
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self.classes: dict[tuple[str, bool], int] = {}
+        self.groups: list[tuple[tuple[int, ...], ...]] = []
+
+    def atom(self, i: int, ignore_case: bool = False) -> tuple[int, int]:
+        """(class index, end) of the atom at i."""
+        end = _atom_end(self.pattern, i)
+        key = (self.pattern[i:end], ignore_case)
+        if key not in self.classes:
+            if len(self.classes) == MAX_CLASSES:
+                raise NotClassRuns
+            self.classes[key] = len(self.classes)
+        return self.classes[key], end
+
+    def group(self, i: int, ignore_case: bool) -> tuple[int, int]:
+        """(group index, end) of the literal alternatives from i to the closing parenthesis."""
+        literals, literal = [], []
+        while i < len(self.pattern) and self.pattern[i] != ")":
+            if self.pattern[i] == "|":
+                literals.append(tuple(literal))
+                literal = []
+                i += 1
+                continue
+            index, i = self.atom(i, ignore_case)
+            literal.append(index)
+        if i == len(self.pattern):
+            raise NotClassRuns
+        literals.append(tuple(literal))
+        if not all(literals):
+            raise NotClassRuns  # an empty alternative: the group may match nothing
+        self.groups.append(tuple(literals))
+        return len(self.groups) - 1, i + 1
+
+    def quantifier(self, i: int) -> tuple[int, int, int, int]:
+        """(least, most, possessive, end) of the quantifier at i (1, 1, 0, i if none)."""
+        found = _QUANTIFIER.match(self.pattern, i)
+        if found is None:
+            return 1, 1, 0, i
+        symbol, low, comma, high, mode = found.groups()
+        if mode == "?":
+            raise NotClassRuns  # lazy
+        if symbol:
+            least, most = {"?": (0, 1), "*": (0, UNBOUNDED), "+": (1, UNBOUNDED)}[symbol]
+        elif not (low or high):
+            raise NotClassRuns  # `{}`, `{,}`: literal braces to regex
+        else:
+            least = int(low or 0)
+            most = (int(high) if high else UNBOUNDED) if comma else least
+        return least, most, int(mode == "+"), found.end()
+
+    def alternative(self, i: int) -> tuple[tuple[tuple[int, int, int, int, int], ...], int]:
+        """The items from i to the next top-level `|` (or the end), and where they stop."""
+        items = []
+        pattern = self.pattern
+        while i < len(pattern) and pattern[i] != "|":
+            if pattern.startswith("$", i):
+                items.append((END, 0, 0, 0, 0))
+                i += 1
+            elif pattern.startswith(("(?!", "(?="), i):
+                index, end = self.group(i + 3, False)
+                items.append((AHEAD, index, int(pattern[i + 2] == "!"), 0, 0))
+                i = end
+            elif pattern.startswith(("(?:", "(?i:"), i):
+                ignore_case = pattern[i + 2] == "i"
+                index, i = self.group(i + (4 if ignore_case else 3), ignore_case)
+                least, most, possessive, i = self.quantifier(i)
+                if most != 1 or possessive:
+                    raise NotClassRuns
+                items.append((GROUP, index, least, 1, 0))
+                continue
+            else:
+                index, i = self.atom(i)
+                least, most, possessive, i = self.quantifier(i)
+                if least > most:
+                    raise NotClassRuns
+                items.append((RUN, index, least, most, possessive))
+                continue
+            if _QUANTIFIER.match(pattern, i):  # a quantified lookahead or end
+                raise NotClassRuns
+        if all(kind in (AHEAD, END) or least == 0 for kind, _, least, _, _ in items):
+            raise NotClassRuns  # the alternative can match nothing
+        return tuple(items), i
+
+    def compile(self) -> ClassRuns:
+        alternatives, i = [], 0
+        while True:
+            items, i = self.alternative(i)
+            alternatives.append(items)
+            if len(alternatives) > MAX_ALTERNATIVES:
+                raise NotClassRuns
+            if i == len(self.pattern):
+                break
+            i += 1  # the `|`
+        classes = tuple(_class_bitmap(atom, ignore_case) for atom, ignore_case in self.classes)
+        return ClassRuns(self.pattern, classes, tuple(alternatives), tuple(self.groups))
+
+
+def compile_class_runs(pattern: str) -> ClassRuns | None:
+    """The pattern compiled (module docstring), or None if it is not of the shape. The caller
+    has compiled it with `regex` already (a pattern regex refuses is refused there)."""
+    try:
+        return _Compiler(pattern).compile()
+    except (NotClassRuns, regex.error):
+        return None
+
+
+def _member(bitmap: bytes, char: str) -> bool:
+    code = ord(char)
+    return bool(bitmap[code >> 3] >> (code & 7) & 1)
+
+
+def twin_ends(program: ClassRuns, text: str) -> list[int] | None:
+    """The pure-Python twin of tokfx._class_runs: the ends (in characters) of the pieces
+    `regex.findall(program.pattern, text)` gives; None where a character starts no match (the
+    pattern does not cover the text: the caller asks `regex` for its error)."""
+    n, classes, groups = len(text), program.classes, program.groups
+
+    def at(literal: tuple[int, ...], pos: int) -> bool:
+        return pos + len(literal) <= n and all(_member(classes[c], text[pos + j]) for j, c in enumerate(literal))
+
+    def match(items, k: int, pos: int) -> int:
+        if k == len(items):
+            return pos
+        kind, arg, least, most, possessive = items[k]
+        if kind == END:
+            return match(items, k + 1, pos) if pos == n or (pos == n - 1 and text[pos] == "\n") else -1
+        if kind == AHEAD:
+            found = any(at(literal, pos) for literal in groups[arg])
+            return match(items, k + 1, pos) if found != bool(least) else -1
+        if kind == GROUP:
+            for literal in groups[arg]:
+                if at(literal, pos):
+                    end = match(items, k + 1, pos + len(literal))
+                    if end >= 0:
+                        return end
+            return match(items, k + 1, pos) if least == 0 else -1
+        count = 0
+        while count < most and pos + count < n and _member(classes[arg], text[pos + count]):
+            count += 1
+        for taken in ([count] if possessive else range(count, least - 1, -1)) if count >= least else ():
+            end = match(items, k + 1, pos + taken)
+            if end >= 0:
+                return end
+        return -1
+
+    ends, pos = [], 0
+    while pos < n:
+        end = next((end for items in program.alternatives if (end := match(items, 0, pos)) > pos), None)
+        if end is None:
+            return None
+        ends.append(end)
+        pos = end
+    return ends
