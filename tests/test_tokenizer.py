@@ -1,5 +1,6 @@
 """Tokenizer against tiktoken built offline from the GPT-2 fixtures: same ids, exact round trips."""
 import itertools
+import multiprocessing
 
 import pytest
 import tiktoken
@@ -166,3 +167,15 @@ def test_text_with_surrogates_encodes_like_tiktoken_however_it_is_cut(gpt2, tikt
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=4)))
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
     assert list(gpt2.encode_iterable(pieces)) == expected
+
+
+def _ids_in_a_spawned_process(tokenizer, text):
+    return tokenizer.encode(text)
+
+
+def test_a_tokenizer_crosses_to_a_spawned_process(gpt2, tiktoken_gpt2):
+    # A spawned worker (macOS's and Windows' default) gets the tokenizer pickled.
+    text = fixture_path("corpus.en").read_text(encoding="utf-8")[:50_000]
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        ids = pool.apply(_ids_in_a_spawned_process, (gpt2, text))
+    assert ids == tiktoken_gpt2.encode_ordinary(text)

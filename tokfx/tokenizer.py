@@ -3,6 +3,7 @@ vocabulary: tokfx.segmenters) -> ids, with special tokens by id; saved to and lo
 directory (tokfx.formats.tokfx_json)."""
 from __future__ import annotations
 
+import json
 import math
 import os
 from array import array
@@ -21,7 +22,7 @@ from tokfx.formats.sentencepiece_model import read_sentencepiece_model
 from tokfx.formats.sentencepiece_tokenizer import tokenizer_args as sentencepiece_tokenizer_args
 from tokfx.formats.tekken import read_tekken
 from tokfx.formats.tiktoken_ranks import BYTE_PAIR_RULE, tiktoken_tokenizer_args
-from tokfx.formats.tokfx_json import ALGORITHMS, save_tokenizer, tokenizer_from_dict
+from tokfx.formats.tokfx_json import ALGORITHMS, save_tokenizer, tokenizer_from_dict, tokenizer_json_bytes
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
 from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
@@ -606,10 +607,22 @@ class Tokenizer:
         merges = merges_as_ids(dict(enumerate(tokens)), byte_merges)
         return cls(tokens, merges, special, pattern, algorithm)
 
+    def __reduce__(self):
+        # Pickled as its canonical tokfx.json (the file `save` writes), so that a tokenizer
+        # crosses to another process (multiprocessing, a spawned worker) whatever built it:
+        # its native cores and text stages (closures) are rebuilt from it, not copied.
+        return (_unpickled, (tokenizer_json_bytes(self), self.source))
+
     def __repr__(self) -> str:
         return (f"Tokenizer(algorithm={self.algorithm!r}, vocab_size={self.vocab_size}, "
                 f"pattern={self.pattern!r}, segmenter={self.segmenter!r}, "
                 f"special_tokens={list(self._special)})")
+
+
+def _unpickled(data: bytes, source: dict | None) -> Tokenizer:
+    tokenizer = Tokenizer.from_dict(json.loads(data), "a pickled tokenizer")
+    tokenizer.source = source
+    return tokenizer
 
 
 def _check_text(text: object) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import pickle
 import random
 import re
 from pathlib import Path
@@ -102,6 +103,14 @@ def test_saved_and_exported_files_give_the_same_ids(shape, tmp_path):
         expected = reference.encode(piece, add_special_tokens=False).ids
         assert again.encode(piece) == expected
         assert exported.encode(piece, add_special_tokens=False).ids == expected
+
+
+def test_a_pickled_tokenizer_gives_the_ids_of_tokenizers(shape):
+    _, reference, tok = shape
+    again = pickle.loads(pickle.dumps(tok))
+    assert again.source == tok.source and again.framing == tok.framing
+    for text in _PIECES + ["".join(_PIECES), corpus_text("english/wikitext2_test.txt")[:20_000]]:
+        _same(reference, again, text)
 
 
 def _edited(tmp_path, name: str, edit) -> str:
