@@ -9,7 +9,7 @@ import os
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from tokfx.formats.sentencepiece_model import read_sentencepiece_model
 from tokfx.formats.sentencepiece_tokenizer import tokenizer_args as sentencepiece_tokenizer_args
 from tokfx.formats.tekken import read_tekken
 from tokfx.formats.tiktoken_ranks import BYTE_PAIR_RULE, tiktoken_tokenizer_args
-from tokfx.formats.tokfx_json import ALGORITHMS, save_tokenizer, tokenizer_from_dict, tokenizer_json_bytes
+from tokfx.formats.tokfx_json import ALGORITHMS, save_tokenizer, tokenizer_from_dict, tokenizer_to_dict
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS, MAX_TOTAL_SYMBOLS
 from tokfx.pre_tokenizers import PreTokenizer, resolve_pattern
@@ -68,7 +68,8 @@ class Tokenizer:
                  segmenter: str = "bpe", segmenter_params: Mapping | None = None,
                  scaffold: ScaffoldVocab | None = None, scores: Sequence[float | None] | None = None,
                  normalizer=None, control_tokens: Mapping[str, int] | None = None,
-                 pipeline: HuggingFaceText | None = None, framing: Framing | None = None):
+                 pipeline: HuggingFaceText | None = None, framing: Framing | None = None,
+                 _held: bool = False):
         if special_tokens is not None and not isinstance(special_tokens, Mapping):
             raise TypeError("special_tokens must be a mapping {text: id}, not"
                             f" {type(special_tokens).__name__} (tokfx.train takes a list)")
@@ -77,7 +78,8 @@ class Tokenizer:
         if len(tokens) > MAX_TOKENS:
             raise ValueError(f"{len(tokens):,} tokens: at most {MAX_TOKENS:,} (tokfx.limits)")
         self.alphabet = alphabet
-        self._tokens = [alphabet.token(t) for t in tokens]
+        # _held: the tokens as a Tokenizer holds them, from one (a pickle: __reduce__), checked then.
+        self._tokens = list(tokens) if _held else [alphabet.token(t) for t in tokens]
         self._merges = [tuple(m) for m in merges]
         self._special = dict(special_tokens or {})
         self._control = dict(control_tokens or {})
@@ -105,7 +107,8 @@ class Tokenizer:
         self.segmenter_params = full_segmenter_params(segmenter, segmenter_params)
         self.scores = None if scores is None else [None if s is None else float(s) for s in scores]
         self._carries_score = segmenter == "likelihood" and self.segmenter_params.get("float_bits") == 32
-        self._check()
+        if not _held:
+            self._check()
         # By token; where tokens share symbols, an ordinary token's id wins over a special or
         # control token's, then the lower id.
         self._ids_by_token: dict = {}
@@ -608,10 +611,16 @@ class Tokenizer:
         return cls(tokens, merges, special, pattern, algorithm)
 
     def __reduce__(self):
-        # Pickled as its canonical tokfx.json (the file `save` writes), so that a tokenizer
-        # crosses to another process (multiprocessing, a spawned worker) whatever built it:
-        # its native cores and text stages (closures) are rebuilt from it, not copied.
-        return (_unpickled, (tokenizer_json_bytes(self), self.source))
+        # Pickled as its tokfx.json (tokenizer_to_dict) without the tokens and merges, which go
+        # as they are held (bytes or symbol tuples; the merge ids as one flat array), so that a
+        # tokenizer crosses to another process (multiprocessing, a pipeline worker) whatever
+        # built it: its native cores and text stages (closures) are rebuilt, not copied. A
+        # pickle is trusted input, as every pickle is: unpickling skips the checks of a file's
+        # reading (GPT-2's vocabulary: about 0.05 s of CPU instead of 0.25 s from tokfx.json).
+        doc = tokenizer_to_dict(self)
+        doc["tokens"], doc["merges"] = [], []
+        merge_ids = array("i", [i for merge in self._merges for i in merge])
+        return (_unpickled, (json.dumps(doc, ensure_ascii=False), self._tokens, merge_ids, self.source))
 
     def __repr__(self) -> str:
         return (f"Tokenizer(algorithm={self.algorithm!r}, vocab_size={self.vocab_size}, "
@@ -619,8 +628,10 @@ class Tokenizer:
                 f"special_tokens={list(self._special)})")
 
 
-def _unpickled(data: bytes, source: dict | None) -> Tokenizer:
-    tokenizer = Tokenizer.from_dict(json.loads(data), "a pickled tokenizer")
+def _unpickled(doc: str, tokens: list, merge_ids: array, source: dict | None) -> Tokenizer:
+    merges = list(zip(merge_ids[0::3], merge_ids[1::3], merge_ids[2::3]))
+    tokenizer = tokenizer_from_dict(json.loads(doc), partial(Tokenizer, _held=True), "a pickled tokenizer",
+                                    held=(tokens, merges))
     tokenizer.source = source
     return tokenizer
 

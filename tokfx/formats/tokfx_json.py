@@ -95,9 +95,12 @@ def _changed_bpe_params(tokenizer) -> dict:
     return {key: value for key, value in tokenizer.segmenter_params.items() if value != defaults[key]}
 
 
-def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
+def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON,
+                        held: tuple[list, list] | None = None):
     """The tokenizer of a tokfx.json document, built by `make` (the Tokenizer constructor); any
-    fault is one TokenizerFileError naming `source` and the field (tokfx.formats.untrusted)."""
+    fault is one TokenizerFileError naming `source` and the field (tokfx.formats.untrusted).
+    `held`: (tokens, merges) as a Tokenizer holds them, from a pickle (Tokenizer.__reduce__),
+    in place of the document's, which are then not read."""
     f = Fields(source)
     doc = f.object(doc, "", _REQUIRED, ("pattern", "huggingface", "framing", "segmenter", "scaffold", "scores",
                                         "control_tokens", "normalizer"))
@@ -119,18 +122,22 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
     special = _read_special_tokens(f, doc["special_tokens"])
     control = _read_special_tokens(f, doc["control_tokens"], "control_tokens") if "control_tokens" in doc else {}
     normalizer = _read_normalizer(f, doc["normalizer"], source) if "normalizer" in doc else None
-    doc_tokens = f.int_rows(doc["tokens"], "tokens", MAX_TOKENS, 1, MAX_TOKEN_SYMBOLS, 0,
-                            alphabet.size - 1, MAX_TOTAL_SYMBOLS, nullable=True)
-    nulls = [i for i, t in enumerate(doc_tokens) if t is None]
-    if nulls != sorted([*special.values(), *control.values()]):
-        f.fail("tokens", f"null at ids {nulls[:5]}, which must be the special- and control-token ids"
-                         f" {sorted([*special.values(), *control.values()])[:5]}")
-    merges = f.int_rows(doc["merges"], "merges", MAX_TOKENS, 3, 3, 0, len(doc_tokens) - 1,
-                        3 * MAX_TOKENS)
+    reserved = sorted([*special.values(), *control.values()])
+    if held is None:
+        doc_tokens = f.int_rows(doc["tokens"], "tokens", MAX_TOKENS, 1, MAX_TOKEN_SYMBOLS, 0,
+                                alphabet.size - 1, MAX_TOTAL_SYMBOLS, nullable=True)
+        nulls = [i for i, t in enumerate(doc_tokens) if t is None]
+        if nulls != reserved:
+            f.fail("tokens", f"null at ids {nulls[:5]}, which must be the special- and control-token ids"
+                             f" {reserved[:5]}")
+        merges = f.int_rows(doc["merges"], "merges", MAX_TOKENS, 3, 3, 0, len(doc_tokens) - 1,
+                            3 * MAX_TOKENS)
+        names = {i: name for name, i in [*special.items(), *control.items()]}
+        tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc_tokens)]
+    else:
+        tokens, merges = held
     segmenter, segmenter_params = _read_segmenter(f, doc.get("segmenter", {"name": "bpe", "params": {}}))
-    names = {i: name for name, i in [*special.items(), *control.items()]}
-    tokens = [alphabet.token_of_text(names[i]) if t is None else t for i, t in enumerate(doc_tokens)]
-    scores = f.scores(doc["scores"], "scores", len(doc_tokens), set(nulls)) if "scores" in doc else None
+    scores = f.scores(doc["scores"], "scores", len(tokens), set(reserved)) if "scores" in doc else None
     try:
         scaffold = _read_scaffold(f, doc["scaffold"], alphabet) if "scaffold" in doc else None
     except ValueError as exc:
@@ -138,7 +145,7 @@ def tokenizer_from_dict(doc: object, make: Callable, source: str = TOKFX_JSON):
             raise
         f.fail("scaffold", str(exc))
     try:
-        return make(tokens, [tuple(m) for m in merges], special, pattern, algorithm, params,
+        return make(tokens, merges if held is not None else [tuple(m) for m in merges], special, pattern, algorithm, params,
                     alphabet, segmenter, segmenter_params, scaffold, scores, normalizer, control, pipeline,
                     framing)
     except ValueError as exc:  # the constructor's checks name what they refuse (merges[3], ...)
