@@ -11,6 +11,7 @@ whatever the units hold. Twin: SentencePieceNormalizer's walk over its pieces
 (tokfx.normalizers.sentencepiece, `_normalize_pieces(pieces(text))`).
 """
 cimport cython
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, uint32_t
 from libc.string cimport memcmp
@@ -136,6 +137,16 @@ cdef class SentencePieceNormalizerCore:
 
     def normalize(self, str text):
         """`text` normalized; UnicodeEncodeError for a lone surrogate (which the caller replaces)."""
+        self._normalize(text)
+        return PyUnicode_DecodeUTF8(self._out.data(), self._out.size(), NULL)
+
+    def normalize_utf8(self, str text):
+        """normalize(text) as UTF-8, as the loop writes it (what the encoders take)."""
+        self._normalize(text)
+        return PyBytes_FromStringAndSize(self._out.data(), self._out.size())
+
+    cdef int _normalize(self, str text) except -1:
+        """The normalized UTF-8 of `text` into self._out."""
         cdef Py_ssize_t size, i = 0, j, n, consumed, piece_size
         cdef const unsigned char* data = <const unsigned char*>PyUnicode_AsUTF8AndSize(text, &size)
         cdef const char* piece
@@ -150,7 +161,7 @@ cdef class SentencePieceNormalizerCore:
                     break
                 i += consumed
         if i == size:
-            return ""
+            return 0
         if self._add_dummy_prefix and not self._suffix:
             self._add_space()
         after_space = self._remove_extra_whitespaces
@@ -187,4 +198,4 @@ cdef class SentencePieceNormalizerCore:
                 self._out.resize(self._out.size() - space_size)
         if self._add_dummy_prefix and self._suffix:
             self._add_space()
-        return PyUnicode_DecodeUTF8(self._out.data(), self._out.size(), NULL)
+        return 0

@@ -282,15 +282,14 @@ class Tokenizer:
         if self.pipeline is not None:  # its non-special added tokens are cut out all the same
             return self.encode_to_array(text, ordinary=True).tolist()
         try:
-            return self._segment(self.pretokenizer.normalized(text))
+            return self._segment(self.pretokenizer.normalized_utf8(text))
         except UnicodeEncodeError:
-            return self._segment(self.pretokenizer.normalized(replace_lone_surrogates(text)))
+            return self._segment(self.pretokenizer.normalized_utf8(replace_lone_surrogates(text)))
 
-    def _segment(self, chunk: str, as_array: bool = False,
+    def _segment(self, data: bytes, as_array: bool = False,
                  score_from: float | None = None) -> list[int] | array:
-        """Ids of a normalized chunk without special tokens; `score_from`: a float32 Unigram's
-        running path score before it (_encode_chunks)."""
-        data = chunk.encode("utf-8")
+        """Ids of a normalized chunk without special tokens, in UTF-8; `score_from`: a float32
+        Unigram's running path score before it (_encode_chunks)."""
         if score_from is None:
             return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array)
         return self._encoder.encode_pieces(data, self.pretokenizer.piece_ends(data), as_array, score_from)
@@ -324,7 +323,7 @@ class Tokenizer:
                     ids.extend(self._encoder.encode_pieces(data, ends, as_array))
             return ids
         running = 0.0 if self._carries_score else None
-        for chunk, special in self.pretokenizer.chunks(text):
+        for chunk, special in self.pretokenizer.utf8_chunks(text):
             if special:
                 ids.append(self._special[chunk])
                 if running is not None:
@@ -350,7 +349,7 @@ class Tokenizer:
 
     def _encode_array(self, text: str, ordinary: bool) -> array:
         if ordinary and self.pipeline is None:
-            return self._segment(self.pretokenizer.normalized(text), True)
+            return self._segment(self.pretokenizer.normalized_utf8(text), True)
         return self._encode_chunks(text, array("i"), True, ordinary)
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:

@@ -119,6 +119,7 @@ def test_the_core_equals_the_walk_over_pieces(rules, symbols, suffix, flags, tex
     walked = ours._normalize_pieces(ours.pieces(text))
     assert ours.normalize(text) == walked
     assert ours._core.normalize(text) == walked  # normalize takes str operations where no rules or symbols
+    assert ours.normalize_utf8(text) == ours._core.normalize_utf8(text) == walked.encode("utf-8")
     at, pieces = 0, list(ours.pieces(text))
     for piece in pieces:
         symbol = max((s for s in symbols if text.startswith(s, at)), key=len, default=None)

@@ -43,7 +43,7 @@ def base_symbols_per_char(text: str, alphabet: Alphabet | None = None, pattern: 
 
 
 def _base_symbols(pretokenizer: PreTokenizer, alphabet: Alphabet, text: str) -> int:
-    data = pretokenizer.normalized(text).encode("utf-8")  # spaces as U+2581 with `sentencepiece`
+    data = pretokenizer.normalized_utf8(text)  # spaces as U+2581 with `sentencepiece`
     return len(alphabet.map_pieces(data, pretokenizer.piece_ends(data))[0])
 
 

@@ -126,6 +126,16 @@ class SentencePieceNormalizer:
             return ""  # spaces alone: sentencepiece drops them before the dummy prefix
         return body.rstrip(space) + dummy if self.treat_whitespace_as_suffix else (dummy + body).rstrip(space)
 
+    def normalize_utf8(self, text: str) -> bytes:
+        """normalize(text) as UTF-8: the core writes it so (what the encoders take), without the
+        str that `normalize` decodes from it."""
+        if self._whitespace_only:
+            return self.normalize(text).encode("utf-8")
+        try:
+            return self._core.normalize_utf8(text)
+        except UnicodeEncodeError:
+            return self._core.normalize_utf8(replace_lone_surrogates(text))
+
     def pieces(self, text: str):
         """The replacement of each piece of `text` in order, as sentencepiece's NormalizePrefix
         consumes it."""
