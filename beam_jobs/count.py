@@ -46,10 +46,10 @@ log = logging.getLogger(__name__)
 PARTS = 64
 # A bundle's table is written once it holds this many keys (some 11 MB): the local runner gives
 # a worker one bundle for all its read tasks. Small enough that the table stays mostly in cache
-# while two workers count side by side: counting 100 MB took 1.78 s per worker with 2^20 keys,
-# 1.34 s with 2^18 (flushes included; bench/README.md, "Counting faster"); the summing reads more
-# count files (0.27 s instead of 0.14 s per 100 MB, spread over the workers). The sums, and so
-# the trained tokenizer, are the same whatever the flush size.
+# while two workers count side by side: counting 200 MB took 2.73-2.87 CPU s per worker with
+# 2^20 keys, 2.05-2.13 s with 2^18 (writes included; bench/README.md, "Counting faster"); the
+# summing reads more count files (0.30 s instead of 0.15 s, spread over the workers). The sums,
+# and so the trained tokenizer, are the same whatever the flush size.
 FLUSH_ENTRIES = 1 << 18
 PRETOKEN, LINE = "pretoken", "line"
 
