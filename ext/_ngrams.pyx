@@ -4,11 +4,12 @@ position, its count kept per node.
 
 Twin: tokfx.reference.ngrams.
 """
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libcpp.algorithm cimport sort
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
+from piece_cache cimport mix
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init
 
 cdef extern from *:
@@ -166,6 +167,11 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     # a second one differed. Once a width is done the one before is complete, its branching
     # substrings kept as candidates (cand_) and its nodes dropped: two widths' nodes at a time,
     # not every width's (on 600,000 characters of Chinese 450,000 nodes instead of 800,000).
+    # Nor is a node made for a substring that occurs once (count 1: one follower, and every
+    # substring it starts occurs once too), most of a CJK text's: a first pass per width counts
+    # each (node, symbol) into `seen`, a hashed table of counters saturating at 2, and the
+    # second makes a node only where its counter reached 2. A collision only makes the node of
+    # a substring that occurs once, as before this pass: the seed is the same either way.
     cdef SymbolTrie table
     cdef vector[int64_t] prev_count, cur_count, prev_first, cur_first
     cdef vector[int32_t] prev_follower, cur_follower
@@ -178,6 +184,8 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     cdef Py_ssize_t i
     # Per piece: whether some occurrences end inside their line, and whether some end it.
     cdef vector[char] ends_inside, ends_line
+    cdef vector[uint8_t] seen
+    cdef uint64_t seen_mask = 1024
     check_chunks(symbols, offsets, counts)
     if line_ends is not None and line_ends.shape[0] != counts.shape[0]:
         raise ValueError(f"{line_ends.shape[0]} line end counts for {counts.shape[0]} pieces")
@@ -199,6 +207,9 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     # (`at`, -1 once done) to that of w, while the shorter one occurs at least twice: one that
     # occurs once has one follower, and so has every substring it starts (count <= 1), so none
     # of them is branching, and their nodes are never made (most of a CJK text's substrings).
+    while seen_mask < 2 * <uint64_t>symbols.shape[0] and seen_mask < (1 << 22):
+        seen_mask *= 2
+    seen_mask -= 1
     at_node.assign(symbols.shape[0], 0)
     at_script.assign(symbols.shape[0], _ANY_SCRIPT)
     for w in range(1, max_width + 2):
@@ -207,6 +218,18 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
         cur_first.assign(1, 0)
         cur_follower.assign(1, _NO_FOLLOWER)
         cur_branching.assign(1, 0)
+        if w > 1:
+            seen.assign(seen_mask + 1, 0)
+            for k in range(counts.shape[0]):
+                for start in range(offsets[k], min(offsets[k + 1], offsets[k + 1] - w + 1)):
+                    node = at_node[start]
+                    if node < 0 or prev_count[node] < 2 or w > max_width:
+                        continue
+                    x = symbols[start + w - 1]
+                    script = at_script[start]
+                    if _still_valid(classes[x], w, &script):
+                        i = mix(<uint64_t>node << 32 | <uint32_t>x) & seen_mask
+                        seen[i] = <uint8_t>min(2, seen[i] + counts[k])
         for k in range(counts.shape[0]):
             for start in range(offsets[k], offsets[k + 1]):
                 node = at_node[start]
@@ -230,6 +253,9 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
                     continue
                 at_script[start] = script
                 child = trie_child(&table, node, x)
+                if child < 0 and w > 1 and seen[mix(<uint64_t>node << 32 | <uint32_t>x) & seen_mask] < 2:
+                    at_node[start] = -1  # occurs once
+                    continue
                 if child < 0:
                     child = trie_child_or_new(&table, node, x)
                     cur_count.push_back(0)

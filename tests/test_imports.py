@@ -3,6 +3,7 @@ and importing any tokfx module leaves Beam unimported (docs/architecture.md, Lay
 from __future__ import annotations
 
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -59,3 +60,40 @@ def test_no_tokfx_module_imports_beam():
     modules = tokfx_modules()
     assert {"tokfx.cli.main", "tokfx.models.training", "tokfx._bpe_train", "tokfx.reference.sage_loss"} <= set(modules)
     assert first_importing_beam(modules) is None
+
+
+# Trains Unigram over characters from texts in memory and counts a .txt file (the library's
+# counting, its text reader), then prints which of pyarrow's packages got imported. pyarrow is
+# for Parquet (and the JSONL reader's kept fields): 28 MB at import (bench/README.md, Unigram
+# vs sentencepiece, peak memory).
+PYARROW_PROBE = """
+import json, sys
+import tokfx, tokfx.counting
+path = sys.argv[1]
+with open(path, "w", encoding="utf-8") as f:
+    f.write("the cat sat on the mat\\n" * 50 + "猫坐在垫子上\\n" * 50)
+counts = tokfx.counting.count_pretokens_file(path, pattern="sentencepiece")
+lines = [line for line in open(path, encoding="utf-8")]
+tokfx.train(lines, algorithm="unigram", vocab_size=300, alphabet="chars", pattern="sentencepiece")
+assert counts
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "pyarrow")))
+"""
+
+
+def pyarrow_modules_after(probe: str, tmp_path: Path) -> list[str]:
+    """pyarrow's modules imported by `probe`, run in a fresh interpreter that imports the tokfx
+    these tests import (the installed one, or the source folder with its built extensions), from
+    an empty folder."""
+    env = {**os.environ, "PYTHONPATH": str(Path(tokfx.__file__).resolve().parents[1])}
+    result = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "corpus.txt")], cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, f"the probe failed:\n{result.stderr}"
+    return json.loads(result.stdout)
+
+
+def test_the_pyarrow_probe_sees_pyarrow(tmp_path):
+    assert "pyarrow" in pyarrow_modules_after(PYARROW_PROBE.replace("import tokfx,", "import pyarrow, tokfx,"), tmp_path)
+
+
+def test_training_over_characters_leaves_pyarrow_unimported(tmp_path):
+    assert pyarrow_modules_after(PYARROW_PROBE, tmp_path) == []

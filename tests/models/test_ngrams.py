@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from tokfx._ngrams import (SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts,
                            top_ngrams)
 from tokfx.alphabet import BYTES
+from conftest import corpus_text
 from tokfx.reference import ngrams as ref
+
 
 
 def test_ngram_initial_vocabulary_counts_occurrences_times_counts():
@@ -86,3 +88,21 @@ def test_seed_substrings_equal_the_reference(pieces, how_many, max_width, classe
     line_ends = array("q", [min(e, c) for _, c, e in pieces]) if with_line_ends else None
     assert seed_substrings(symbols, offsets, counts, how_many, max_width, array("i", classes), line_ends) == \
         ref.seed_substrings([p for p, _, _ in pieces], counts, how_many, max_width, classes, line_ends)
+
+
+@pytest.mark.parametrize("corpus, size", [("chinese/hongloumeng.txt", 30_000), ("english/pg2600_war_and_peace.txt", 60_000)])
+def test_seed_substrings_equal_the_reference_on_a_corpus(corpus, size):
+    # Real text, its lines as pieces (each line's occurrences ending it), a space a SPACE
+    # symbol: on Chinese most substrings occur once, which the core makes no nodes for, and the
+    # text is large enough that its table of counters (2 x the symbols) has collisions.
+    lines = [line for line in corpus_text(corpus)[:size].replace("\r\n", "\n").split("\n") if line]
+    alphabet = sorted({c for line in lines for c in line})
+    ids = {c: i for i, c in enumerate(alphabet)}
+    pieces = [[ids[c] for c in line] for line in lines]
+    classes = [SEED_SPACE if c == " " else 0 for c in alphabet]
+    offsets = array("q", [0, *accumulate(map(len, pieces))])
+    symbols = array("i", [s for p in pieces for s in p])
+    counts = array("q", [1] * len(pieces))
+    line_ends = array("q", [1] * len(pieces))
+    got = seed_substrings(symbols, offsets, counts, 5_000, 16, array("i", classes), line_ends)
+    assert len(got) == 5_000 and got == ref.seed_substrings(pieces, counts, 5_000, 16, classes, line_ends)

@@ -15,21 +15,31 @@ existing input means. A plain-text file of another name is read once it is named
 
 `read_documents` reads local files through their readers and one error policy: what the
 `tokfx` commands (train, encode, eval) and the library's counting read.
+
+The JSONL and Parquet readers import pyarrow (28 MB of memory and 0.1 s at import), which the text
+reader does not need: the library's counting imports this package for its text reader and error
+policy, and training over texts must not pay for pyarrow. So their modules are imported when the
+registry is first asked for a file's reader (`readers`), not with the package.
 """
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
 from tokfx.formats.documents import Document, Rejection
-from tokfx.formats.readers import jsonl, parquet, text
+from tokfx.formats.readers import text
 from tokfx.formats.readers.policy import ErrorPolicy
 from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
-READERS: tuple[Reader, ...] = (jsonl.READER, text.READER, parquet.READER)
-SUFFIXES = tuple(suffix for reader in READERS for suffix in reader.suffixes)
+
+@functools.cache
+def readers() -> tuple[Reader, ...]:
+    """Every input format's reader, in the order their suffixes are matched."""
+    from tokfx.formats.readers import jsonl, parquet
+    return (jsonl.READER, text.READER, parquet.READER)
 
 
 def _suffix(name: str) -> str:
@@ -43,7 +53,7 @@ def _suffix(name: str) -> str:
 def _refuse(raw: BinaryIO, name: str, options: ReadOptions,
             part: ReadRange | None = None) -> Iterator[Rejection]:
     yield Rejection(name, None, f"not a corpus file ({_suffix(name) or 'no suffix'}): tokfx reads"
-                    f" {', '.join(SUFFIXES)}", whole_file=True)
+                    f" {', '.join(suffix for reader in readers() for suffix in reader.suffixes)}", whole_file=True)
 
 
 # The reader of the files no reader reads: it rejects them whole.
@@ -53,7 +63,7 @@ UNKNOWN = Reader("unknown", (), _refuse)
 def reader_for(path: str | os.PathLike) -> Reader:
     """The reader of `path`, by its suffix in any case; UNKNOWN for a suffix no reader reads."""
     name = str(path).lower()
-    return next((reader for reader in READERS if name.endswith(reader.suffixes)), UNKNOWN)
+    return next((reader for reader in readers() if name.endswith(reader.suffixes)), UNKNOWN)
 
 
 def require_files(paths: Iterable[str | os.PathLike]) -> None:
@@ -78,5 +88,5 @@ def read_documents(paths: Iterable[str | os.PathLike], options: ReadOptions,
                     errors.reject(item)
 
 
-__all__ = ["READERS", "SUFFIXES", "UNKNOWN", "ReadOptions", "Reader", "read_documents",
-           "reader_for", "require_files"]
+__all__ = ["UNKNOWN", "ReadOptions", "Reader", "read_documents",
+           "reader_for", "readers", "require_files"]

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from tokfx.formats.documents import Document, Rejection
-from tokfx.formats.readers.kept_fields import KeptField
+
+if TYPE_CHECKING:  # kept_fields imports pyarrow, which the text reader never needs
+    from tokfx.formats.readers.kept_fields import KeptField
 
 # A part of a file, [start, end) in its format's unit: bytes for text, row groups for Parquet.
 ReadRange = tuple[int, int]
