@@ -41,7 +41,8 @@ cdef class SentencePieceNormalizerCore:
     cdef vector[Py_ssize_t] _symbol_sizes
     cdef Py_ssize_t _by_first_byte[257]  # symbols first[b] .. first[b + 1] - 1 start with byte b
     cdef bint _add_dummy_prefix, _remove_extra_whitespaces, _escape_whitespaces, _suffix
-    cdef string _out
+    cdef string _out  # a buffer that only grows (resizing zero-fills): the result is its first _length bytes
+    cdef Py_ssize_t _length
 
     def __init__(self, bytes charsmap, bint add_dummy_prefix, bint remove_extra_whitespaces,
                  bint escape_whitespaces, bint treat_whitespace_as_suffix, user_defined_symbols=()):
@@ -114,15 +115,15 @@ cdef class SentencePieceNormalizerCore:
     def normalize(self, str text):
         """`text` normalized; UnicodeEncodeError for a lone surrogate (which the caller replaces)."""
         self._normalize(text)
-        return PyUnicode_DecodeUTF8(self._out.data(), self._out.size(), NULL)
+        return PyUnicode_DecodeUTF8(self._out.data(), self._length, NULL)
 
     def normalize_utf8(self, str text):
         """normalize(text) as UTF-8, as the loop writes it (what the encoders take)."""
         self._normalize(text)
-        return PyBytes_FromStringAndSize(self._out.data(), self._out.size())
+        return PyBytes_FromStringAndSize(self._out.data(), self._length)
 
     cdef int _normalize(self, str text) except -1:
-        """The normalized UTF-8 of `text` into self._out.
+        """The normalized UTF-8 of `text` into self._out[:self._length].
 
         The output is written through a pointer into a buffer kept at least 3 bytes per input
         byte still to read (+ 6 for the dummy prefix or suffix) ahead of the write position: a
@@ -142,7 +143,7 @@ cdef class SentencePieceNormalizerCore:
         cdef unsigned char lead
         cdef int32_t code_point
         cdef char* out
-        self._out.clear()
+        self._length = 0
         if remove_extra:  # leading pieces that are a space
             while i < size:
                 consumed = self._piece(data + i, size - i, &piece, &piece_size)
@@ -204,7 +205,7 @@ cdef class SentencePieceNormalizerCore:
                 w -= n
         if self._add_dummy_prefix and self._suffix:
             w = _write_space(out, w, escape)
-        self._out.resize(w)
+        self._length = w
         return 0
 
 
