@@ -14,7 +14,7 @@ cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, uint32_t
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memcpy
 from libcpp.string cimport string
 from libcpp.vector cimport vector
 
@@ -41,7 +41,8 @@ cdef class SentencePieceNormalizerCore:
     cdef vector[Py_ssize_t] _symbol_sizes
     cdef Py_ssize_t _by_first_byte[257]  # symbols first[b] .. first[b + 1] - 1 start with byte b
     cdef bint _add_dummy_prefix, _remove_extra_whitespaces, _escape_whitespaces, _suffix
-    cdef string _out
+    cdef string _out  # a buffer that only grows (resizing zero-fills): the result is its first _length bytes
+    cdef Py_ssize_t _length
 
     def __init__(self, bytes charsmap, bint add_dummy_prefix, bint remove_extra_whitespaces,
                  bint escape_whitespaces, bint treat_whitespace_as_suffix, user_defined_symbols=()):
@@ -105,56 +106,45 @@ cdef class SentencePieceNormalizerCore:
         piece[0], piece_size[0] = <const char*>text, n
         return n
 
-    cdef Py_ssize_t _own_pieces(self, const unsigned char* data, Py_ssize_t i, Py_ssize_t size) noexcept:
-        """The end of the characters from i on that are each a piece of their own (no user
-        symbol or key starts there, or an ASCII one that no key continues with the next, ASCII,
-        character), spaces and characters beyond U+FFFF excepted: they are copied as they are."""
-        cdef unsigned char lead
-        cdef Py_ssize_t n
-        cdef int32_t code_point
-        while i < size:
-            lead = data[i]
-            if lead < 0x80:
-                if not self._alone[lead] or lead == c" " or (i + 1 < size and data[i + 1] >= 0x80):
-                    return i
-                i += 1
-                continue
-            if lead >= 0xF0 or self._by_first_byte[lead] != self._by_first_byte[lead + 1]:
-                return i
-            n = utf8_length(lead)
-            code_point = ((lead & 0x1F) << 6 | (data[i + 1] & 0x3F) if n == 2
-                          else (lead & 0x0F) << 12 | (data[i + 1] & 0x3F) << 6 | (data[i + 2] & 0x3F))
-            if self._starts_key[code_point]:
-                return i
-            i += n
-        return i
-
-    cdef void _add_space(self) noexcept:
-        if self._escape_whitespaces:
-            self._out.append(SPACE_SYMBOL, 3)
-        else:
-            self._out.push_back(c" ")
+    cdef char* _room(self, Py_ssize_t used, Py_ssize_t needed) except NULL:
+        """The output buffer, grown (if it must) to hold `used` + `needed` bytes."""
+        if used + needed > <Py_ssize_t>self._out.size():
+            self._out.resize(2 * (used + needed))
+        return &self._out[0]
 
     def normalize(self, str text):
         """`text` normalized; UnicodeEncodeError for a lone surrogate (which the caller replaces)."""
         self._normalize(text)
-        return PyUnicode_DecodeUTF8(self._out.data(), self._out.size(), NULL)
+        return PyUnicode_DecodeUTF8(self._out.data(), self._length, NULL)
 
     def normalize_utf8(self, str text):
         """normalize(text) as UTF-8, as the loop writes it (what the encoders take)."""
         self._normalize(text)
-        return PyBytes_FromStringAndSize(self._out.data(), self._out.size())
+        return PyBytes_FromStringAndSize(self._out.data(), self._length)
 
     cdef int _normalize(self, str text) except -1:
-        """The normalized UTF-8 of `text` into self._out."""
-        cdef Py_ssize_t size, i = 0, j, n, consumed, piece_size
+        """The normalized UTF-8 of `text` into self._out[:self._length].
+
+        The output is written through a pointer into a buffer kept at least 3 bytes per input
+        byte still to read (+ 6 for the dummy prefix or suffix) ahead of the write position: a
+        character that is a piece of its own is copied, a space becomes U+2581 (3 bytes), so
+        those need no check; only a replacement (of any length) grows it. A character is a piece
+        of its own when no user symbol or key starts there, an ASCII one only when no key
+        continues it with the next, ASCII, character (`_alone`); a character beyond U+FFFF, or an
+        ASCII one before a non-ASCII one, takes NormalizePrefix's way (`_piece`)."""
+        cdef Py_ssize_t size, i = 0, j, n, consumed, piece_size, w = 0
         cdef const unsigned char* data = <const unsigned char*>PyUnicode_AsUTF8AndSize(text, &size)
         cdef const char* piece
-        cdef bint after_space
-        cdef size_t space_size = 3 if self._escape_whitespaces else 1
-        cdef const char* space = SPACE_SYMBOL if self._escape_whitespaces else SPACE
-        self._out.clear()
-        if self._remove_extra_whitespaces:  # leading pieces that are a space
+        cdef bint after_space, escape = self._escape_whitespaces
+        cdef bint remove_extra = self._remove_extra_whitespaces
+        cdef bint* alone = self._alone
+        cdef const unsigned char* starts_key = self._starts_key.data()
+        cdef const Py_ssize_t* by_first_byte = self._by_first_byte
+        cdef unsigned char lead
+        cdef int32_t code_point
+        cdef char* out
+        self._length = 0
+        if remove_extra:  # leading pieces that are a space
             while i < size:
                 consumed = self._piece(data + i, size - i, &piece, &piece_size)
                 if not (piece_size == 1 and piece[0] == c" "):
@@ -162,23 +152,39 @@ cdef class SentencePieceNormalizerCore:
                 i += consumed
         if i == size:
             return 0
+        out = self._room(0, 3 * (size - i) + 6)
         if self._add_dummy_prefix and not self._suffix:
-            self._add_space()
-        after_space = self._remove_extra_whitespaces
+            w = _write_space(out, w, escape)
+        after_space = remove_extra
         while i < size:
-            n = self._own_pieces(data, i, size)
-            if n > i:
-                self._out.append(<const char*>data + i, n - i)
-                after_space = False
-                i = n
-                continue
-            if data[i] == c" " and self._alone[c" "] and (i + 1 == size or data[i + 1] < 0x80):
-                if not after_space:
-                    self._add_space()
-                after_space = self._remove_extra_whitespaces
-                i += 1
-                continue
+            lead = data[i]
+            if lead < 0x80:
+                if alone[lead] and (i + 1 == size or data[i + 1] < 0x80):
+                    if lead == c" ":
+                        if not after_space:
+                            w = _write_space(out, w, escape)
+                        after_space = remove_extra
+                    else:
+                        out[w] = <char>lead
+                        w += 1
+                        after_space = False
+                    i += 1
+                    continue
+            elif lead < 0xF0 and by_first_byte[lead] == by_first_byte[lead + 1]:
+                n = utf8_length(lead)
+                code_point = ((lead & 0x1F) << 6 | (data[i + 1] & 0x3F) if n == 2
+                              else (lead & 0x0F) << 12 | (data[i + 1] & 0x3F) << 6 | (data[i + 2] & 0x3F))
+                if not starts_key[code_point]:
+                    out[w] = <char>lead  # byte by byte: a call to memcpy costs more on Chinese
+                    out[w + 1] = <char>data[i + 1]
+                    if n == 3:
+                        out[w + 2] = <char>data[i + 2]
+                    w += n
+                    after_space = False
+                    i += n
+                    continue
             consumed = self._piece(data + i, size - i, &piece, &piece_size)
+            out = self._room(w, 3 * (piece_size + size - i - consumed) + 6)
             j = 0
             if after_space:
                 while j < piece_size and piece[j] == c" ":
@@ -186,16 +192,27 @@ cdef class SentencePieceNormalizerCore:
             if j < piece_size:
                 while j < piece_size:
                     if piece[j] == c" ":
-                        self._add_space()
+                        w = _write_space(out, w, escape)
                     else:
-                        self._out.push_back(piece[j])
+                        out[w] = piece[j]
+                        w += 1
                     j += 1
-                after_space = self._remove_extra_whitespaces and piece[piece_size - 1] == c" "
+                after_space = remove_extra and piece[piece_size - 1] == c" "
             i += consumed
-        if self._remove_extra_whitespaces:
-            while self._out.size() >= space_size and memcmp(self._out.data() + self._out.size() - space_size,
-                                                           space, space_size) == 0:
-                self._out.resize(self._out.size() - space_size)
+        if remove_extra:  # trailing spaces
+            n = 3 if escape else 1
+            while w >= n and memcmp(out + w - n, SPACE_SYMBOL if escape else SPACE, n) == 0:
+                w -= n
         if self._add_dummy_prefix and self._suffix:
-            self._add_space()
+            w = _write_space(out, w, escape)
+        self._length = w
         return 0
+
+
+cdef inline Py_ssize_t _write_space(char* out, Py_ssize_t w, bint escape) noexcept:
+    """Writes the space (U+2581 when escaped) at out + w; returns the new end."""
+    if escape:
+        memcpy(out + w, SPACE_SYMBOL, 3)
+        return w + 3
+    out[w] = c" "
+    return w + 1

@@ -170,6 +170,19 @@ def test_keys_among_plain_characters(text):
     assert ours.normalize(text) == reference.normalize(text)
 
 
+
+@pytest.mark.parametrize("flags", FLAGS)
+@pytest.mark.parametrize("text", ["x" * 700, "ab x  " * 150 + "x", "\u00e9x" * 300])
+def test_replacements_many_times_longer_than_their_keys(flags, text):
+    """The core writes ahead into a buffer of 3 bytes per input byte and grows it only for a
+    replacement: keys that each become 40 bytes (spaces among them) must grow it, many times."""
+    keywords = dict(zip(["add_dummy_prefix", "remove_extra_whitespaces", "escape_whitespaces"], flags))
+    reference = sentencepiece.SentencePieceNormalizer(norm_map=[("x", "long  replacement " * 2 + "ends")], **keywords)
+    ours = SentencePieceNormalizer(_charsmap(reference), *flags)
+    assert len(ours.normalize_utf8(text)) > 3 * len(text.encode("utf-8")) + 6  # past the first buffer
+    assert ours.normalize_utf8(text) == reference.normalize(text).encode("utf-8")
+    assert ours.normalize(text) == reference.normalize(text)
+
 def test_the_suffix_tells_deleted_characters_from_spaces(model_pair):
     """With treat_whitespace_as_suffix, text of spaces alone gives "", but text that the rules
     delete gives the suffix alone."""
