@@ -107,8 +107,11 @@ _RUN = st.tuples(st.sampled_from(_ATOMS), st.sampled_from(["", "?", "*", "+", "{
                  st.sampled_from(["", "+", "?"])).map("".join)
 _ITEM = st.one_of(_RUN, st.sampled_from([r"\b", r"\B", "^", r"\A", "$", r"(?!\S)", r"(?=\s)",
                                          r"(?:'s|'t)?", r"(?i:'s|'re)", r"(?:a|bc)"]))
-random_pattern = st.lists(st.lists(_ITEM, min_size=1, max_size=4).map("".join), min_size=1, max_size=4).map(
-    lambda alternatives: "|".join(alternatives + [r"\s", "."]))
+# An alternative: often an assertion, a run, more items, often an assertion or lookahead.
+_ALTERNATIVE = st.tuples(st.sampled_from(["", r"\b", r"\B", "^", r"\A"]), _RUN, st.lists(_ITEM, max_size=2).map("".join),
+                         st.sampled_from(["", r"\b", r"\B", "$", r"(?!\S)"])).map("".join)
+random_pattern = st.lists(st.one_of(_ALTERNATIVE, st.lists(_ITEM, min_size=1, max_size=4).map("".join)),
+                          min_size=1, max_size=4).map(lambda alternatives: "|".join(alternatives + [r"\s", "."]))
 
 
 @settings(max_examples=400, deadline=None)
