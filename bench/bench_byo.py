@@ -48,11 +48,15 @@ def side_by_side(label: str, ours, peer, corpora: dict[str, str], runs: int):
 
 # Patterns outside tokfx's named set (a user regex: tokfx.pre_tokenizers.user_pattern): Qwen's
 # and o200k's with one class respelled (`\p{N}` as `[\p{N}]`, the same set) so that they are not
-# read back as their names, and Llama 3's with numbers of one or two digits.
+# read back as their names, and Llama 3's with numbers of one or two digits; then shapes beyond
+# GPT's: word boundaries, lazy runs, the start of the text with `\B`.
 USER_PATTERNS = {
     "qwen2": PATTERNS["qwen2"].replace(r"|\p{N}|", r"|[\p{N}]|"),
     "o200k": PATTERNS["o200k"].replace(r"\p{N}{1,3}", r"[\p{N}]{1,3}"),
     "llama3 digits 1-2": PATTERNS["llama3"].replace(r"\p{N}{1,3}", r"\p{N}{1,2}"),
+    "word boundaries": r"""\b\p{L}+\b|'[a-z]+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+(?!\S)|\s+|[\s\S]""",
+    "lazy": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+?(?!\p{L})| ?\p{N}+?| ?[^\s\p{L}\p{N}]+?|\s+?(?!\s)|\s+""",
+    "start and \\B": r"""^\s+|\B'\p{L}+|\p{Lu}?\p{Ll}+|\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
 }
 
 

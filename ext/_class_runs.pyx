@@ -2,8 +2,8 @@
 """A user pattern of the GPT shape (tokfx.pre_tokenizers.class_runs), matched natively over UTF-8.
 
 At each piece start the alternatives are tried in order; within one, the items in turn, a greedy
-run from its longest down to its least count (a possessive one only at its longest), a group's
-literals in order then (if optional) none: the backtracking `regex` does, so the first
+run from its longest down to its least count (a possessive one only at its longest, a lazy one
+from its least up), a group's literals in order then (if optional) none: the backtracking `regex` does, so the first
 alternative that matches ends the piece where `regex.findall` ends it. Steps are counted: past a
 budget linear in the text (a pattern that backtracks badly, `\\p{L}*\\p{L}*!`) or where no
 alternative matches (the pattern does not cover the text), `piece_ends` returns None and the
@@ -20,8 +20,14 @@ from libcpp.vector cimport vector
 from id_list cimport int64s_as_array
 from utf8_units cimport unit_end
 
-cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP
-    RUN, AHEAD, END, GROUP
+cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP, ASSERT
+    RUN, AHEAD, END, GROUP, ASSERT
+
+cdef enum Mode:  # its GREEDY, POSSESSIVE, LAZY
+    GREEDY, POSSESSIVE, LAZY
+
+cdef enum Assertion:  # its START, WORD_BOUNDARY, NOT_WORD_BOUNDARY
+    START, WORD_BOUNDARY, NOT_WORD_BOUNDARY
 
 cdef enum:
     CODE_POINTS = 0x110000
@@ -38,7 +44,7 @@ cdef struct Item:
     int arg
     int64_t least
     int64_t most
-    bint possessive
+    int mode
 
 
 cdef struct Run:  # state of one match attempt
@@ -87,8 +93,8 @@ cdef class ClassRunsMatcher:
             self.classes.push_back(<const uint8_t*> PyBytes_AS_STRING(bitmap))
         for alternative in program.alternatives:
             self.alternative_starts.push_back(self.items.size())
-            for kind, arg, least, most, possessive in alternative:
-                self.items.push_back(Item(kind, arg, least, most, possessive))
+            for kind, arg, least, most, mode in alternative:
+                self.items.push_back(Item(kind, arg, least, most, mode))
         self.alternative_starts.push_back(self.items.size())
         for group in program.groups:
             self.group_starts.push_back(self.literal_starts.size())
@@ -123,6 +129,22 @@ cdef class ClassRunsMatcher:
                 return FAILED
         return pos
 
+    cdef bint word_boundary(self, Run* run, int word, int64_t pos) noexcept nogil:
+        """Whether a word character stands on one side of pos only."""
+        cdef int64_t back = pos
+        cdef uint32_t code
+        cdef bint before = False, after = False
+        if pos > 0:
+            back -= 1
+            while back > 0 and (run.s[back] & 0xC0) == 0x80:
+                back -= 1
+            unit_end(run.s, back, run.n, False, &code)
+            before = self.member(word, code)
+        if pos < run.n:
+            unit_end(run.s, pos, run.n, False, &code)
+            after = self.member(word, code)
+        return before != after
+
     cdef int64_t match(self, Run* run, int k, int last, int64_t pos) noexcept nogil:
         """Where items[k:last] matched from pos end (the first way regex finds), FAILED or OVER_BUDGET."""
         cdef Item item
@@ -148,6 +170,12 @@ cdef class ClassRunsMatcher:
             if found == <bint> item.least:  # least: 1 for a negative lookahead
                 return FAILED
             return self.match(run, k + 1, last, pos)
+        if item.kind == ASSERT:
+            if item.least == START:
+                found = pos == 0
+            else:
+                found = self.word_boundary(run, item.arg, pos) == (item.least == WORD_BOUNDARY)
+            return self.match(run, k + 1, last, pos) if found else FAILED
         if item.kind == GROUP:
             for literal in range(self.group_starts[item.arg], self.group_starts[item.arg + 1]):
                 end = self.literal_end(run, literal, pos)
@@ -156,6 +184,8 @@ cdef class ClassRunsMatcher:
                     if end != FAILED:
                         return end
             return self.match(run, k + 1, last, pos) if item.least == 0 else FAILED
+        if item.mode == LAZY:
+            return self.lazy_run(run, k, last, pos)
         # RUN: its longest, then (unless possessive) one character fewer at a time, stepping
         # back over UTF-8 (a continuation byte is 10xxxxxx).
         at, count = pos, 0
@@ -169,12 +199,30 @@ cdef class ClassRunsMatcher:
             return FAILED
         while True:
             end = self.match(run, k + 1, last, at)
-            if end != FAILED or item.possessive or count == item.least:
+            if end != FAILED or item.mode == POSSESSIVE or count == item.least:
                 return end
             count -= 1
             at -= 1
             while at > pos and (run.s[at] & 0xC0) == 0x80:
                 at -= 1
+
+    cdef int64_t lazy_run(self, Run* run, int k, int last, int64_t pos) noexcept nogil:
+        """match() of a lazy run items[k]: its least count, then one character more at a time."""
+        cdef Item item = self.items[k]
+        cdef int64_t count = 0, end
+        cdef uint32_t code
+        while True:
+            if count >= item.least:
+                end = self.match(run, k + 1, last, pos)
+                if end != FAILED or count == item.most:
+                    return end
+            if pos >= run.n:
+                return FAILED
+            end = unit_end(run.s, pos, run.n, False, &code)
+            if not self.member(item.arg, code):
+                return FAILED
+            pos = end
+            count += 1
 
     cdef int64_t piece_end(self, Run* run, int64_t pos) noexcept nogil:
         """The end of the piece at pos: FAILED where no alternative matches, or OVER_BUDGET."""

@@ -35,6 +35,10 @@ PATTERNS_UNDER_TEST = {
     "give-back": r"""\p{L}*\p{L}{2}x?|[a-z]+[a-z]{3,5}\d|\w+(?=[.!?] )|\s+(?= \S)|\S|\s+""",
     "escapes": r"""\x41\u00e9+|\U0001F600+|[\]\[\\^-]+|\.{2,}|.|\n|\t+|\d{,3}\D""",
     "not-covering": r"""\p{L}+|\s""",
+    # Lazy runs, word boundaries and the start of the text.
+    "word-boundaries": r"""\b\p{L}+\b|\B'[a-z]+|\p{N}{1,3}?|^\s+|\s+?(?=\S)|\s+|[^\s\p{L}\p{N}]+?|.""",
+    "lazy": r"""(?i:'s|'t|'re)|\p{L}+?\b|\B\p{N}|\p{N}*?\p{N}|\s*?\n|\s|.""",
+    "start": r"""\A\p{L}+|\b\p{Lu}\p{Ll}*?(?=\p{Ll})|\w+|\s+|.""",
 }
 
 
@@ -75,8 +79,8 @@ def test_every_pattern_under_test_has_the_shape(compiled):
 
 
 @pytest.mark.parametrize("pattern", [
-    r"\p{L}+?|\s", r"(a|b)+|\s", r"(?i)abc|\s", r"\bword|\s", r"a*|\s", r"\p{L}|(?:)|\s", r"(\p{L})\1|\s",
-    r"(?>a+)|\s", r"^a|\s", r"[[:alpha:]]+|\s", r"a{}|\s", r"(?!a)+b|\s", r"(?:ab)+|\s", r"\X|\s",
+    r"(?:ab)??|\s", r"(a|b)+|\s", r"(?i)abc|\s", r"(?=\bword)|\s", r"\b+a|\s", r"\Z|\s", r"a*|\s", r"\p{L}|(?:)|\s", r"(\p{L})\1|\s",
+    r"(?>a+)|\s", r"^|\s", r"[[:alpha:]]+|\s", r"a{}|\s", r"(?!a)+b|\s", r"(?:ab)+|\s", r"\X|\s",
     r"(?f:ss)|\s", r"(?!\S)", PATTERNS["deepseek"], "|".join(f"x{i}" for i in range(65)),
 ])
 def test_other_shapes_are_left_to_regex(pattern):
@@ -95,6 +99,34 @@ fuzzed_text = st.lists(
                                            "abcdefg1", "word. ", "x x", "  \n "]),
               st.characters(codec="utf-8")), max_size=40
 ).map("".join)
+
+
+# Random patterns of the shape: alternatives of items drawn from every kind the compiler takes.
+_ATOMS = [r"\p{L}", r"\p{N}", r"\s", r"\S", r"\w", r"[a-z]", r"[^\s\p{L}]", ".", "a", "'", r"\n"]
+_RUN = st.tuples(st.sampled_from(_ATOMS), st.sampled_from(["", "?", "*", "+", "{2}", "{1,3}", "{2,}"]),
+                 st.sampled_from(["", "+", "?"])).map("".join)
+_ITEM = st.one_of(_RUN, st.sampled_from([r"\b", r"\B", "^", r"\A", "$", r"(?!\S)", r"(?=\s)",
+                                         r"(?:'s|'t)?", r"(?i:'s|'re)", r"(?:a|bc)"]))
+# An alternative: often an assertion, a run, more items, often an assertion or lookahead.
+_ALTERNATIVE = st.tuples(st.sampled_from(["", r"\b", r"\B", "^", r"\A"]), _RUN, st.lists(_ITEM, max_size=2).map("".join),
+                         st.sampled_from(["", r"\b", r"\B", "$", r"(?!\S)"])).map("".join)
+random_pattern = st.lists(st.one_of(_ALTERNATIVE, st.lists(_ITEM, min_size=1, max_size=4).map("".join)),
+                          min_size=1, max_size=4).map(lambda alternatives: "|".join(alternatives + [r"\s", "."]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(pattern=random_pattern, text=fuzzed_text)
+def test_random_patterns(pattern, text):
+    """Native == twin == regex on random patterns of the shape and random texts."""
+    program = compile_class_runs(pattern)
+    if program is None:  # e.g. an alternative that can match nothing: regex runs it
+        return
+    expected = [m.span() for m in regex.finditer(pattern, text)]
+    assert ClassRunsMatcher(program).spans(text.encode("utf-8")) in (expected, None)  # None: over budget
+    covered = regex_ends(pattern, text)
+    assert twin_ends(program, text) == covered
+    native = ClassRunsMatcher(program).piece_ends(text.encode("utf-8"))
+    assert (None if native is None else [len(text.encode()[:e].decode()) for e in native]) in (covered, None)
 
 
 @pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)

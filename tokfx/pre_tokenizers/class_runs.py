@@ -4,11 +4,13 @@ matcher tokfx._class_runs (which runs it at native speed where `regex` would run
 The shape: alternatives (`|`) of items, each item one of
 - a one-character atom (a `[...]` class, `\\p{..}`, `\\P{..}`, `\\s`, `\\d`, `\\w` and their negations,
   `.`, an escaped or plain literal) with an optional quantifier (`?`, `*`, `+`, `{m}`, `{m,}`,
-  `{m,n}`, `{,n}`), greedy or possessive;
+  `{m,n}`, `{,n}`), greedy, possessive or lazy;
 - a group `(?:...)` or `(?i:...)` of literal alternatives (`(?i:'s|'t|'re)`), optionally `?`;
 - a lookahead `(?!...)` or `(?=...)` of literal alternatives (`(?!\\S)`, `(?= \\S)`);
-- `$` (the end of the text, or before a final newline, as `regex` reads it without MULTILINE).
-Anything else (lazy quantifiers, inline flags, nested or quantified groups, anchors, backrefs,
+- `$` (the end of the text, or before a final newline, as `regex` reads it without MULTILINE);
+- an assertion `\\b`, `\\B` (a word boundary: `\\w` on one side only, `\\w` asked of `regex`) or
+  `^`, `\\A` (the start of the text, as `regex` reads `^` without MULTILINE).
+Anything else (inline flags, nested or quantified groups, lazy groups, `\\Z`, backrefs,
 an alternative that can match nothing...) is not this shape: `compile_class_runs` returns None and
 the pattern runs in `regex`, as before.
 
@@ -27,7 +29,10 @@ import regex
 
 from tokfx.normalizers.code_point_sets import code_point_bitmap
 
-RUN, AHEAD, END, GROUP = range(4)  # item kinds (the native matcher's enum)
+RUN, AHEAD, END, GROUP, ASSERT = range(5)  # item kinds (the native matcher's enum)
+GREEDY, POSSESSIVE, LAZY = range(3)  # how a run takes its characters
+START, WORD_BOUNDARY, NOT_WORD_BOUNDARY = range(3)  # what an ASSERT item asserts
+_ASSERTIONS = {"^": START, "\\A": START, "\\b": WORD_BOUNDARY, "\\B": NOT_WORD_BOUNDARY}
 UNBOUNDED = 2**62
 MAX_CLASSES = 64  # distinct atoms: each costs a pass of `regex` over every code point on load
 MAX_ALTERNATIVES = 64  # each costs the native matcher a first-character bitmap (139 KB)
@@ -45,8 +50,9 @@ class NotClassRuns(Exception):
 @dataclass(frozen=True)
 class ClassRuns:
     """A compiled pattern: `classes` are bitmaps over code points (tokfx.normalizers.code_point_sets);
-    an item is (kind, argument, least, most, possessive): RUN (class index, repeats), AHEAD
-    (group index, least=1 for a negative lookahead), END, GROUP (group index, least 0 or 1);
+    an item is (kind, argument, least, most, mode): RUN (class index, repeats, GREEDY, POSSESSIVE
+    or LAZY), AHEAD (group index, least=1 for a negative lookahead), END, GROUP (group index,
+    least 0 or 1), ASSERT (the class index of `\\w`, least=START, WORD_BOUNDARY or NOT_WORD_BOUNDARY);
     a group is its literal alternatives, each a tuple of class indices."""
     pattern: str
     classes: tuple[bytes, ...]
@@ -117,15 +123,18 @@ class _Compiler:
         self.classes: dict[tuple[str, bool], int] = {}
         self.groups: list[tuple[tuple[int, ...], ...]] = []
 
-    def atom(self, i: int, ignore_case: bool = False) -> tuple[int, int]:
-        """(class index, end) of the atom at i."""
-        end = _atom_end(self.pattern, i)
-        key = (self.pattern[i:end], ignore_case)
+    def class_index(self, atom: str, ignore_case: bool = False) -> int:
+        key = (atom, ignore_case)
         if key not in self.classes:
             if len(self.classes) == MAX_CLASSES:
                 raise NotClassRuns
             self.classes[key] = len(self.classes)
-        return self.classes[key], end
+        return self.classes[key]
+
+    def atom(self, i: int, ignore_case: bool = False) -> tuple[int, int]:
+        """(class index, end) of the atom at i."""
+        end = _atom_end(self.pattern, i)
+        return self.class_index(self.pattern[i:end], ignore_case), end
 
     def group(self, i: int, ignore_case: bool) -> tuple[int, int]:
         """(group index, end) of the literal alternatives from i to the closing parenthesis."""
@@ -147,13 +156,11 @@ class _Compiler:
         return len(self.groups) - 1, i + 1
 
     def quantifier(self, i: int) -> tuple[int, int, int, int]:
-        """(least, most, possessive, end) of the quantifier at i (1, 1, 0, i if none)."""
+        """(least, most, mode, end) of the quantifier at i (1, 1, GREEDY, i if none)."""
         found = _QUANTIFIER.match(self.pattern, i)
         if found is None:
-            return 1, 1, 0, i
+            return 1, 1, GREEDY, i
         symbol, low, comma, high, mode = found.groups()
-        if mode == "?":
-            raise NotClassRuns  # lazy
         if symbol:
             least, most = {"?": (0, 1), "*": (0, UNBOUNDED), "+": (1, UNBOUNDED)}[symbol]
         elif not (low or high):
@@ -161,7 +168,7 @@ class _Compiler:
         else:
             least = int(low or 0)
             most = (int(high) if high else UNBOUNDED) if comma else least
-        return least, most, int(mode == "+"), found.end()
+        return least, most, {"": GREEDY, "+": POSSESSIVE, "?": LAZY}[mode], found.end()
 
     def alternative(self, i: int) -> tuple[tuple[tuple[int, int, int, int, int], ...], int]:
         """The items from i to the next top-level `|` (or the end), and where they stop."""
@@ -171,6 +178,9 @@ class _Compiler:
             if pattern.startswith("$", i):
                 items.append((END, 0, 0, 0, 0))
                 i += 1
+            elif (assertion := _ASSERTIONS.get(pattern[i:i + 2] if pattern[i] == "\\" else pattern[i])) is not None:
+                items.append((ASSERT, self.class_index(r"\w"), assertion, 0, 0))
+                i += 1 if pattern[i] == "^" else 2
             elif pattern.startswith(("(?!", "(?="), i):
                 index, end = self.group(i + 3, False)
                 items.append((AHEAD, index, int(pattern[i + 2] == "!"), 0, 0))
@@ -178,21 +188,21 @@ class _Compiler:
             elif pattern.startswith(("(?:", "(?i:"), i):
                 ignore_case = pattern[i + 2] == "i"
                 index, i = self.group(i + (4 if ignore_case else 3), ignore_case)
-                least, most, possessive, i = self.quantifier(i)
-                if most != 1 or possessive:
+                least, most, mode, i = self.quantifier(i)
+                if most != 1 or mode != GREEDY:
                     raise NotClassRuns
                 items.append((GROUP, index, least, 1, 0))
                 continue
             else:
                 index, i = self.atom(i)
-                least, most, possessive, i = self.quantifier(i)
+                least, most, mode, i = self.quantifier(i)
                 if least > most:
                     raise NotClassRuns
-                items.append((RUN, index, least, most, possessive))
+                items.append((RUN, index, least, most, mode))
                 continue
-            if _QUANTIFIER.match(pattern, i):  # a quantified lookahead or end
+            if _QUANTIFIER.match(pattern, i):  # a quantified lookahead, end or assertion
                 raise NotClassRuns
-        if all(kind in (AHEAD, END) or least == 0 for kind, _, least, _, _ in items):
+        if all(kind in (AHEAD, END, ASSERT) or least == 0 for kind, _, least, _, _ in items):
             raise NotClassRuns  # the alternative can match nothing
         return tuple(items), i
 
@@ -236,12 +246,20 @@ def twin_ends(program: ClassRuns, text: str) -> list[int] | None:
     def match(items, k: int, pos: int) -> int:
         if k == len(items):
             return pos
-        kind, arg, least, most, possessive = items[k]
+        kind, arg, least, most, mode = items[k]
         if kind == END:
             return match(items, k + 1, pos) if pos == n or (pos == n - 1 and text[pos] == "\n") else -1
         if kind == AHEAD:
             found = any(at(literal, pos) for literal in groups[arg])
             return match(items, k + 1, pos) if found != bool(least) else -1
+        if kind == ASSERT:
+            if least == START:
+                holds = pos == 0
+            else:  # a word boundary: a word character on one side only
+                word = classes[arg]
+                before = pos > 0 and _member(word, text[pos - 1])
+                holds = (before != (pos < n and _member(word, text[pos]))) == (least == WORD_BOUNDARY)
+            return match(items, k + 1, pos) if holds else -1
         if kind == GROUP:
             for literal in groups[arg]:
                 if at(literal, pos):
@@ -252,7 +270,8 @@ def twin_ends(program: ClassRuns, text: str) -> list[int] | None:
         count = 0
         while count < most and pos + count < n and _member(classes[arg], text[pos + count]):
             count += 1
-        for taken in ([count] if possessive else range(count, least - 1, -1)) if count >= least else ():
+        tries = {GREEDY: range(count, least - 1, -1), POSSESSIVE: [count], LAZY: range(least, count + 1)}[mode]
+        for taken in tries if count >= least else ():
             end = match(items, k + 1, pos + taken)
             if end >= 0:
                 return end
