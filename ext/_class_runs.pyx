@@ -18,7 +18,7 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
 from id_list cimport int64s_as_array
-from utf8_units cimport unit_end
+from utf8_units cimport unit_end, unit_start
 
 cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP, ASSERT
     RUN, AHEAD, END, GROUP, ASSERT
@@ -131,14 +131,10 @@ cdef class ClassRunsMatcher:
 
     cdef bint word_boundary(self, Run* run, int word, int64_t pos) noexcept nogil:
         """Whether a word character stands on one side of pos only."""
-        cdef int64_t back = pos
         cdef uint32_t code
         cdef bint before = False, after = False
         if pos > 0:
-            back -= 1
-            while back > 0 and (run.s[back] & 0xC0) == 0x80:
-                back -= 1
-            unit_end(run.s, back, run.n, False, &code)
+            unit_end(run.s, unit_start(run.s, pos, 0), run.n, False, &code)
             before = self.member(word, code)
         if pos < run.n:
             unit_end(run.s, pos, run.n, False, &code)
@@ -202,9 +198,7 @@ cdef class ClassRunsMatcher:
             if end != FAILED or item.mode == POSSESSIVE or count == item.least:
                 return end
             count -= 1
-            at -= 1
-            while at > pos and (run.s[at] & 0xC0) == 0x80:
-                at -= 1
+            at = unit_start(run.s, at, pos)
 
     cdef int64_t lazy_run(self, Run* run, int k, int last, int64_t pos) noexcept nogil:
         """match() of a lazy run items[k]: its least count, then one character more at a time."""

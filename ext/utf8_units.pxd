@@ -1,5 +1,5 @@
 """Stepping over UTF-8 text one unit at a time, shared by the cores that test each character's
-class (tokfx._class_split, tokfx._class_runs)."""
+class (tokfx._class_split, tokfx._class_runs), forward and back."""
 from libc.stdint cimport int64_t, uint32_t
 
 
@@ -23,3 +23,12 @@ cdef inline int64_t unit_end(const unsigned char* s, int64_t i, int64_t end, bin
     for k in range(1, width):
         code[0] = (code[0] << 6) | (s[i + k] & 0x3F)
     return i + width
+
+
+cdef inline int64_t unit_start(const unsigned char* s, int64_t end, int64_t low) noexcept nogil:
+    """Where the UTF-8 character that ends at end (> low) starts, never before low: back over its
+    continuation bytes (10xxxxxx)."""
+    cdef int64_t i = end - 1
+    while i > low and (s[i] & 0xC0) == 0x80:
+        i -= 1
+    return i
