@@ -3,13 +3,17 @@ character's class (tokfx._char_map, tokfx._class_split): built from the regex th
 matches, so that both test the same class."""
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from itertools import chain
 
 import regex
 
 CODE_POINTS = 0x110000
 _SURROGATES = range(0xD800, 0xE000)
+_UTF32 = f"utf-32-{'le' if sys.byteorder == 'little' else 'be'}"  # of array("I"), native order
 
 
 def bitmap(codes: Iterable[int], size: int = CODE_POINTS) -> bytes:
@@ -23,7 +27,10 @@ def bitmap(codes: Iterable[int], size: int = CODE_POINTS) -> bytes:
 def _every_code_point() -> str:
     """Every code point but the surrogates, in order (index i is code point i, or i + 0x800
     past the surrogates)."""
-    return "".join(map(chr, range(_SURROGATES.start))) + "".join(map(chr, range(_SURROGATES.stop, CODE_POINTS)))
+    # Decoded from UTF-32 in one call each side of the surrogates: a chr() per code point costs
+    # 0.1 s more, paid by every process that loads a user pattern or a Hugging Face normalizer.
+    return "".join(array("I", codes).tobytes().decode(_UTF32)
+                   for codes in (range(_SURROGATES.start), range(_SURROGATES.stop, CODE_POINTS)))
 
 
 def code_point_ranges(pattern: str, flags: int = 0) -> Iterator[tuple[int, int]]:
@@ -39,8 +46,22 @@ def code_point_ranges(pattern: str, flags: int = 0) -> Iterator[tuple[int, int]]
         yield first, end
 
 
+def ranges_bitmap(ranges: Iterable[tuple[int, int]], size: int = CODE_POINTS) -> bytes:
+    """The bitmap of the code points in `ranges` ([first, end) pairs): whole bytes set by slice,
+    only the bits at each range's two ends one by one. A class such as `[^\\s\\p{L}]` holds most
+    of the 1.1 M code points; setting them one by one in Python cost 0.1 s per class, paid by
+    every process that loads a user pattern."""
+    bits = bytearray(size // 8)
+    for first, end in ranges:
+        head_end = min(end, -(-first // 8) * 8)  # up to the first byte boundary inside
+        tail_start = max(head_end, end // 8 * 8)  # from the last one
+        for code in chain(range(first, head_end), range(tail_start, end)):
+            bits[code >> 3] |= 1 << (code & 7)
+        bits[head_end // 8:tail_start // 8] = b"\xff" * (tail_start // 8 - head_end // 8)
+    return bytes(bits)
+
+
 @lru_cache(maxsize=None)
 def code_point_bitmap(pattern: regex.Pattern) -> bytes:
     """The code points that the one-character regex `pattern` matches."""
-    return bitmap(code for first, end in code_point_ranges(pattern.pattern, pattern.flags)
-                  for code in range(first, end))
+    return ranges_bitmap(code_point_ranges(pattern.pattern, pattern.flags))
