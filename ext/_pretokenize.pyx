@@ -69,9 +69,10 @@ cdef inline uint32_t code_point_at_index(Py_ssize_t index) noexcept:
     return index if index < 0xD800 else index + 0x800  # skip the 0x800 surrogates
 
 
-def _every_code_point():
-    """One string of every code point but the surrogates; index i is `code_point_at_index(i)`.
-    (Filled in C: from a Python range it took a third of the import.)"""
+def every_code_point():
+    """One string of every code point but the surrogates; index i is `code_point_at_index(i)`
+    (i, or i + 0x800 past the surrogates). Filled in C: from a Python range it took a third of
+    the import. tokfx.normalizers.code_point_sets runs `regex` over it too."""
     cdef Py_ssize_t i, count = CODE_POINTS - 0x800
     code_points = array("I", bytes(4 * count))
     cdef uint32_t[::1] view = code_points
@@ -83,7 +84,7 @@ def _every_code_point():
 def _build_class_table():
     """Ask `regex` which code points each class holds; keep the distinct 256-entry blocks."""
     global CLASS_BLOCKS
-    every = _every_code_point()
+    every = every_code_point()
     flat = array("H", bytes(2 * CODE_POINTS))
     cdef uint16_t[::1] classes = flat
     cdef Py_ssize_t i, start, end

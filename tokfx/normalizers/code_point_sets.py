@@ -3,17 +3,16 @@ character's class (tokfx._char_map, tokfx._class_split): built from the regex th
 matches, so that both test the same class."""
 from __future__ import annotations
 
-import sys
-from array import array
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain
 
 import regex
 
+from tokfx._pretokenize import every_code_point
+
 CODE_POINTS = 0x110000
 _SURROGATES = range(0xD800, 0xE000)
-_UTF32 = f"utf-32-{'le' if sys.byteorder == 'little' else 'be'}"  # of array("I"), native order
 
 
 def bitmap(codes: Iterable[int], size: int = CODE_POINTS) -> bytes:
@@ -23,14 +22,9 @@ def bitmap(codes: Iterable[int], size: int = CODE_POINTS) -> bytes:
     return bytes(bits)
 
 
-@lru_cache(maxsize=1)
-def _every_code_point() -> str:
-    """Every code point but the surrogates, in order (index i is code point i, or i + 0x800
-    past the surrogates)."""
-    # Decoded from UTF-32 in one call each side of the surrogates: a chr() per code point costs
-    # 0.1 s more, paid by every process that loads a user pattern or a Hugging Face normalizer.
-    return "".join(array("I", codes).tobytes().decode(_UTF32)
-                   for codes in (range(_SURROGATES.start), range(_SURROGATES.stop, CODE_POINTS)))
+# Every code point but the surrogates, in order (index i is code point i, or i + 0x800 past the
+# surrogates), kept once built (4.4 MB): each class read is a pass of `regex` over it.
+_every_code_point = lru_cache(maxsize=1)(every_code_point)
 
 
 def code_point_ranges(pattern: str, flags: int = 0) -> Iterator[tuple[int, int]]:
