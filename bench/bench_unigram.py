@@ -58,7 +58,7 @@ own Unigram trainer on the same lines, same settings. Per training text and V:
     nice -n 10 python bench/bench_unigram.py [--runs 3] [--only war_and_peace:8000 ...]
 
 --bytes-vs-hf V ...: byte-level Unigram (GPT-2 pattern) on the same War and Peace text, tokfx's
-two recipes against HF's UnigramTrainer, held-out CTC ratios only (in this process).
+two recipes against HF's UnigramTrainer, held-out CTC ratios and training CPU time (in this process).
 """
 import argparse
 import json
@@ -273,7 +273,8 @@ def chars_cell(name: str, vocab_size: int, runs: int, directory: str) -> dict:
 
 def main_bytes(vocab_sizes: list[int]) -> None:
     """Byte-level Unigram (GPT-2 pattern) on War and Peace's 2 MB, tokfx's two recipes against
-    HF's UnigramTrainer (its bench settings above), in this process: held-out tokens only."""
+    HF's UnigramTrainer (its bench settings above), in this process: held-out tokens and each
+    trainer's CPU time."""
     import tokenizers
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
@@ -288,11 +289,19 @@ def main_bytes(vocab_sizes: list[int]) -> None:
         hf = Tokenizer(models.Unigram())
         hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
         hf.decoder = decoders.ByteLevel()
+        cpu = {"HF": -time.process_time()}
         hf.train_from_iterator(lines, trainers.UnigramTrainer(
             vocab_size=vocab_size, special_tokens=[], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             max_piece_length=16, shrinking_factor=0.75, n_sub_iterations=2, show_progress=False))
-        ours = {recipe: tokfx.train(counts, "unigram", vocab_size=vocab_size, pattern="gpt2", special_tokens=[],
-                                    recipe=recipe) for recipe in RECIPES}
+        cpu["HF"] += time.process_time()
+        ours = {}
+        for recipe in RECIPES:
+            cpu[recipe] = -time.process_time()
+            ours[recipe] = tokfx.train(counts, "unigram", vocab_size=vocab_size, pattern="gpt2",
+                                       special_tokens=[], recipe=recipe)
+            cpu[recipe] += time.process_time()
+        print(f"  V {vocab_size:,}, training CPU s (this process, all threads; tokfx's counting not"
+              f" included): " + ", ".join(f"{who} {seconds:.2f}" for who, seconds in cpu.items()))
         for what, text in held.items():
             held_lines = nonempty_lines(text)
             theirs = sum(len(e.ids) for e in hf.encode_batch(held_lines))

@@ -316,10 +316,10 @@ def test_command_line_trains_unigram_with_its_options(tmp_path):
     tok = Tokenizer.load(tmp_path / "tok")
     assert tok.vocab_size == 400 and tok.segmenter == "likelihood"
     assert tok.params["shrinking_factor"] == 0.5 and tok.params["em_iterations"] == 1
-    assert tok.params["recipe"] == "ngrams"
-    main(["train", str(corpus), "-o", str(tmp_path / "spm"), "--algorithm", "unigram", "--vocab-size", "400",
-          "--recipe", "sentencepiece", "-q"])
-    assert Tokenizer.load(tmp_path / "spm").params["recipe"] == "sentencepiece"
+    assert tok.params["recipe"] == "sentencepiece"
+    main(["train", str(corpus), "-o", str(tmp_path / "ngrams"), "--algorithm", "unigram", "--vocab-size", "400",
+          "--recipe", "ngrams", "-q"])
+    assert Tokenizer.load(tmp_path / "ngrams").params["recipe"] == "ngrams"
 
 
 def m_step_plain(tokens, expected, alphabet_size, floor):

@@ -12,7 +12,7 @@ from conftest import corpus_text, fixture_path
 from tokfx.alphabet import Alphabet
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.counting import count_lines
-from tokfx.models.unigram import UnigramTrainer, line_end_counts, piece_line_ends, seed_classes, seed_vocabulary
+from tokfx.models.unigram import line_end_counts, piece_line_ends, seed_classes, seed_vocabulary
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.unicode_scripts import HAN, INHERITED, SCRIPTS, script
 
@@ -153,11 +153,10 @@ def test_chinese_vocabulary_and_held_out_tokens_match_sentencepiece(tmp_path, vo
     assert abs(ratio - 1) <= 0.01  # measured within 0.2 %
 
 
-def test_recipes_by_alphabet_and_a_bad_one_refused():
-    assert UnigramTrainer().recipe(Alphabet.named("chars")) == "sentencepiece"
-    assert UnigramTrainer().recipe(Alphabet.named("bytes")) == "ngrams"
-    assert UnigramTrainer({"recipe": "ngrams"}).recipe(Alphabet.named("chars")) == "ngrams"
+def test_recipes_over_either_alphabet_and_a_bad_one_refused():
     text = fixture_path("corpus.en").read_text(encoding="utf-8")[:20_000]
+    for alphabet in ("bytes", "chars"):
+        assert tokfx.train(text, "unigram", vocab_size=600, alphabet=alphabet).params["recipe"] == "sentencepiece"
     with pytest.raises(ValueError, match="unknown recipe 'spm'; known: sentencepiece, ngrams"):
         tokfx.train(text, "unigram", vocab_size=600, recipe="spm")
     # Both recipes train over either alphabet to exactly vocab_size.

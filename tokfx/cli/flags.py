@@ -179,9 +179,9 @@ _FLAGS = [
     Flag(("--shrinking-factor",), "unigram: each prune keeps this share of the tokens (default 0.75)",
          type=float),
     Flag(("--em-iterations",), "unigram: EM steps per round (default 2)", type=int),
-    Flag(("--recipe",), "unigram: sentencepiece's seed, rounds and final cut (the default with --alphabet"
-         " chars or chars-cjk) or ours, the most frequent n-grams pruned to exactly --vocab-size (the"
-         " default otherwise); docs/algorithms.md", choices=RECIPES),
+    Flag(("--recipe",), "unigram: sentencepiece's seed, rounds and final cut (the default) or ours, the"
+         " most frequent n-grams pruned to exactly --vocab-size (fits the training text more tightly,"
+         " generalizes worse); docs/algorithms.md", choices=RECIPES),
     Flag(("--seed",), "pathpiece-r, pathpiece with --tie-break random, sage (word2vec): random seed"
          " (default 0)", type=int),
     Flag(("--embeddings-schedule",), "sage: vocab sizes (the initial size or sizes of --schedule) at"

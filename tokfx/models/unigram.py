@@ -26,7 +26,7 @@ from tokfx._count_table import packed_counts
 from tokfx._ngrams import SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts
 from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
 from tokfx import unicode_scripts
-from tokfx.alphabet import CHARACTERS, Alphabet, fallback_byte_scores
+from tokfx.alphabet import Alphabet, fallback_byte_scores
 from tokfx.models.base import CONTEXTS, Model, Target, Trainer, check_max_width
 from tokfx.models.bpe.merge_loop import packed_words
 from tokfx.pre_tokenizers import PreTokenizer
@@ -213,8 +213,8 @@ class UnigramTrainer(Trainer):
         """`seed_size`: the seed vocabulary's tokens, base symbols included (default 1,000,000 as
         Hugging Face). `shrinking_factor`: each prune keeps this share of the tokens (never below
         vocab_size). `em_iterations`: EM steps per round (sentencepiece: 2). `max_width`: the
-        widest token in base symbols. `recipe`: "sentencepiece" (the default over characters) or
-        "ngrams" (the default over bytes), RECIPES. `context` (the "sentencepiece" recipe):
+        widest token in base symbols. `recipe`: "sentencepiece" (the default, over any alphabet) or
+        "ngrams", RECIPES. `context` (the "sentencepiece" recipe):
         "pretoken" (the default: what counts alone allow) or "line": the seed tells a
         pre-token's end inside its line from a line's end, as sentencepiece's seed does over its
         lines (line_end_counts; it needs the texts' line counts, {line bytes: count})."""
@@ -222,12 +222,8 @@ class UnigramTrainer(Trainer):
         shrinking_factor: float = 0.75
         em_iterations: int = 2
         max_width: int = 16
-        recipe: str | None = None
+        recipe: str = "sentencepiece"
         context: str = "pretoken"
-
-    def recipe(self, alphabet: Alphabet) -> str:
-        """The `recipe` asked for, else RECIPES' default for the alphabet."""
-        return self.params.recipe or ("sentencepiece" if alphabet.name in CHARACTERS else "ngrams")
 
     def train(self, counts: Mapping[bytes, int], target: Target, progress: Progress,
               lines: Mapping[bytes, int] | None = None) -> Model:
@@ -237,9 +233,9 @@ class UnigramTrainer(Trainer):
             raise ValueError(f"shrinking_factor must be in (0, 1), got {p.shrinking_factor}")
         if p.em_iterations < 1:
             raise ValueError(f"em_iterations must be at least 1, got {p.em_iterations}")
-        if p.recipe is not None and p.recipe not in RECIPES:
+        if p.recipe not in RECIPES:
             raise ValueError(f"unknown recipe {p.recipe!r}; known: {', '.join(RECIPES)}")
-        recipe = self.recipe(alphabet)
+        recipe = p.recipe
         if p.context not in CONTEXTS:
             raise ValueError(f"context must be 'pretoken' or 'line', got {p.context!r}")
         if p.context == "line" and recipe != "sentencepiece":
