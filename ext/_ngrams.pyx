@@ -46,10 +46,19 @@ cdef extern from *:
     }
     // Frees a vector's memory now (clear() keeps its capacity).
     template <typename T> static void release(std::vector<T>& v) { std::vector<T>().swap(v); }
+    #ifdef __GLIBC__
+    #include <malloc.h>
+    // Returns the free pages of the C heap to the system: glibc keeps what a vector freed in its
+    // heap, which Python's objects (in arenas of their own) never reuse, so the two added up.
+    static void return_free_memory() { malloc_trim(0); }
+    #else
+    static void return_free_memory() {}
+    #endif
     """
     void top_grams(vector[int32_t]& order, size_t how_many, const vector[int64_t]& key,
                    const vector[int64_t]& start, const vector[int32_t]& length, const int32_t* flat) except +
     void release[T](vector[T]& v)
+    void return_free_memory()
 
 
 cdef list _top_substrings(const vector[int64_t]& key, const vector[int64_t]& first,
@@ -315,5 +324,6 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     release(cur_branching)
     release(table.edges)
     release(table.token_of_node)
+    return_free_memory()
     grams = _top_substrings(cand_key, cand_first, cand_length, symbols, how_many, kept)
     return [(gram, cand_count[kept[i]]) for i, gram in enumerate(grams)]
