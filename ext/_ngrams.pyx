@@ -11,6 +11,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
+from heap cimport return_free_memory
 from piece_cache cimport mix
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init
 
@@ -46,19 +47,10 @@ cdef extern from *:
     }
     // Frees a vector's memory now (clear() keeps its capacity).
     template <typename T> static void release(std::vector<T>& v) { std::vector<T>().swap(v); }
-    #ifdef __GLIBC__
-    #include <malloc.h>
-    // Returns the free pages of the C heap to the system: glibc keeps what a vector freed in its
-    // heap, which Python's objects (in arenas of their own) never reuse, so the two added up.
-    static void return_free_memory() { malloc_trim(0); }
-    #else
-    static void return_free_memory() {}
-    #endif
     """
     void top_grams(vector[int32_t]& order, size_t how_many, const vector[int64_t]& key,
                    const vector[int64_t]& start, const vector[int32_t]& length, const int32_t* flat) except +
     void release[T](vector[T]& v)
-    void return_free_memory()
 
 
 cdef list _top_substrings(const vector[int64_t]& key, const vector[int64_t]& first,
