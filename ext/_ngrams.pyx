@@ -5,10 +5,13 @@ position, its count kept per node.
 Twin: tokfx.reference.ngrams.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libcpp.algorithm cimport sort
+from cpython.list cimport PyList_GET_ITEM
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
+from heap cimport return_free_memory
 from piece_cache cimport mix
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init
 
@@ -17,52 +20,73 @@ cdef extern from *:
     #include <algorithm>
     #include <cstdint>
     #include <vector>
-    // Candidates (indices into start/length/count) by count, highest first, ties by their
+    // Orders candidates (indices into start/length/key) by key, highest first, ties by their
     // symbols flat[start..start+length) compared as Python compares tuples of ints.
-    static void sort_grams(std::vector<int32_t>& order, const std::vector<int64_t>& count,
-                           const std::vector<int64_t>& start, const std::vector<int32_t>& length,
-                           const int32_t* flat) {
-        std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-            if (count[a] != count[b]) return count[a] > count[b];
-            const int32_t* x = flat + start[a];
-            const int32_t* y = flat + start[b];
-            return std::lexicographical_compare(x, x + length[a], y, y + length[b]);
-        });
+    struct GramOrder {
+        const std::vector<int64_t>* key;
+        const std::vector<int64_t>* start;
+        const std::vector<int32_t>* length;
+        const int32_t* flat;
+        bool operator()(int32_t a, int32_t b) const {
+            if ((*key)[a] != (*key)[b]) return (*key)[a] > (*key)[b];
+            const int32_t* x = flat + (*start)[a];
+            const int32_t* y = flat + (*start)[b];
+            return std::lexicographical_compare(x, x + (*length)[a], y, y + (*length)[b]);
+        }
+    };
+    // The first `how_many` of `order` by GramOrder, sorted; the rest dropped.
+    static void top_grams(std::vector<int32_t>& order, size_t how_many, const std::vector<int64_t>& key,
+                          const std::vector<int64_t>& start, const std::vector<int32_t>& length,
+                          const int32_t* flat) {
+        GramOrder by{&key, &start, &length, flat};
+        if (order.size() > how_many) {
+            std::nth_element(order.begin(), order.begin() + how_many, order.end(), by);
+            order.resize(how_many);
+        }
+        std::sort(order.begin(), order.end(), by);
     }
+    // Frees a vector's memory now (clear() keeps its capacity).
+    template <typename T> static void release(std::vector<T>& v) { std::vector<T>().swap(v); }
     """
-    void sort_grams(vector[int32_t]& order, const vector[int64_t]& count, const vector[int64_t]& start,
-                    const vector[int32_t]& length, const int32_t* flat) except +
+    void top_grams(vector[int32_t]& order, size_t how_many, const vector[int64_t]& key,
+                   const vector[int64_t]& start, const vector[int32_t]& length, const int32_t* flat) except +
+    void release[T](vector[T]& v)
 
 
 cdef list _top_substrings(const vector[int64_t]& key, const vector[int64_t]& first,
-                          const vector[int32_t]& length, const int32_t[::1] symbols, Py_ssize_t how_many):
+                          const vector[int32_t]& length, const int32_t[::1] symbols, Py_ssize_t how_many,
+                          vector[int32_t]& kept):
     """The `how_many` substrings symbols[first[i]:first[i] + length[i]] of the highest key[i] (a
     negative key: not a candidate), ties by their symbols, as the tuples (-key, symbols) sort:
-    a list of (symbol tuple, i). Sorted in C over the symbols themselves; only the kept made
-    Python tuples."""
-    cdef vector[int64_t] ranked, cand_key, cand_start
-    cdef vector[int32_t] order, cand_length, cand_index
-    cdef int64_t threshold
-    cdef Py_ssize_t i, j, at
+    a list of symbol tuples, their indices i in `kept`. Selected and sorted in C over indices
+    into the candidates themselves (no copy of them); only the kept made Python tuples, whose
+    symbols are one int object per symbol, shared (a CJK symbol is no small int: tens of
+    thousands of seed tuples of new ints were several MB of the seed's peak)."""
+    cdef Py_ssize_t i, j, at, width
+    cdef int32_t low = 0, high = 0
+    kept.clear()
     for i in range(<Py_ssize_t>key.size()):
         if key[i] >= 0:
-            ranked.push_back(key[i])
-    if how_many <= 0 or ranked.empty():
+            kept.push_back(<int32_t>i)
+    if how_many <= 0 or kept.empty():
+        kept.clear()
         return []
-    sort(ranked.begin(), ranked.end())
-    threshold = ranked[max(0, <Py_ssize_t>ranked.size() - how_many)]
-    for i in range(<Py_ssize_t>key.size()):
-        if key[i] >= 0 and key[i] >= threshold:
-            order.push_back(<int32_t>cand_key.size())
-            cand_key.push_back(key[i])
-            cand_start.push_back(first[i])
-            cand_length.push_back(length[i])
-            cand_index.push_back(<int32_t>i)
-    sort_grams(order, cand_key, cand_start, cand_length, &symbols[0])
+    top_grams(kept, how_many, key, first, length, &symbols[0])
+    for i in range(<Py_ssize_t>kept.size()):
+        for j in range(length[kept[i]]):
+            low = min(low, symbols[first[kept[i]] + j])
+            high = max(high, symbols[first[kept[i]] + j])
+    ints = list(range(low, high + 1))  # top_ngrams' symbols may be negative
     found = []
-    for i in range(min(how_many, <Py_ssize_t>order.size())):
-        at = cand_start[order[i]]
-        found.append((tuple([symbols[at + j] for j in range(cand_length[order[i]])]), cand_index[order[i]]))
+    for i in range(<Py_ssize_t>kept.size()):
+        at = first[kept[i]]
+        width = length[kept[i]]
+        gram = PyTuple_New(width)
+        for j in range(width):
+            symbol = <object>PyList_GET_ITEM(ints, symbols[at + j] - low)
+            Py_INCREF(symbol)
+            PyTuple_SET_ITEM(gram, j, symbol)
+        found.append(gram)
     return found
 
 
@@ -82,6 +106,7 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
     cdef vector[int64_t] node_count, first
     cdef vector[int32_t] length
     cdef vector[int64_t] ranked
+    cdef vector[int32_t] kept
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child
     trie_build(&trie, [], False)
@@ -109,7 +134,8 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
             ranked.push_back(node_count[node])
         else:
             ranked.push_back(-1)
-    return [(gram, node_count[node]) for gram, node in _top_substrings(ranked, first, length, symbols, how_many)]
+    grams = _top_substrings(ranked, first, length, symbols, how_many, kept)
+    return [(gram, node_count[kept[i]]) for i, gram in enumerate(grams)]
 
 
 # seed_substrings' symbol classes (a symbol's class is classes[symbol]; a class >= 0 is a script).
@@ -179,6 +205,7 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     cdef vector[int64_t] cand_key, cand_first, cand_count
     cdef vector[int32_t] cand_length
     cdef vector[int32_t] at_node, at_script
+    cdef vector[int32_t] kept
     cdef Py_ssize_t k, start, w
     cdef int32_t node, child, x, script
     cdef Py_ssize_t i
@@ -275,4 +302,20 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
         prev_first.swap(cur_first)
         prev_follower.swap(cur_follower)
         prev_branching.swap(cur_branching)
-    return [(gram, cand_count[i]) for gram, i in _top_substrings(cand_key, cand_first, cand_length, symbols, how_many)]
+    # The passes' memory goes before the Python tuples are made, so that the two do not add up.
+    release(at_node)
+    release(at_script)
+    release(seen)
+    release(prev_count)
+    release(prev_first)
+    release(prev_follower)
+    release(prev_branching)
+    release(cur_count)
+    release(cur_first)
+    release(cur_follower)
+    release(cur_branching)
+    release(table.edges)
+    release(table.token_of_node)
+    return_free_memory()
+    grams = _top_substrings(cand_key, cand_first, cand_length, symbols, how_many, kept)
+    return [(gram, cand_count[kept[i]]) for i, gram in enumerate(grams)]

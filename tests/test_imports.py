@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from importlinter.api import read_configuration
 
 import tokfx
@@ -63,10 +64,12 @@ def test_no_tokfx_module_imports_beam():
 
 
 # Trains Unigram over characters from texts in memory and counts a .txt file (the library's
-# counting, its text reader), then prints which of pyarrow's packages got imported. pyarrow is
-# for Parquet (and the JSONL reader's kept fields): 28 MB at import (bench/README.md, Unigram
-# vs sentencepiece, peak memory).
-PYARROW_PROBE = """
+# counting, its text reader), then prints which of the packages training never needs got
+# imported: pyarrow is for Parquet (and the JSONL reader's kept fields), 28 MB at import;
+# hashlib (OpenSSL) names tokenizers by their sha256, 3.5 MB (bench/README.md, Unigram vs
+# sentencepiece, peak memory).
+NOT_FOR_TRAINING = ("pyarrow", "hashlib", "_hashlib")
+PROBE = """
 import json, sys
 import tokfx, tokfx.counting
 path = sys.argv[1]
@@ -76,14 +79,14 @@ counts = tokfx.counting.count_pretokens_file(path, pattern="sentencepiece")
 lines = [line for line in open(path, encoding="utf-8")]
 tokfx.train(lines, algorithm="unigram", vocab_size=300, alphabet="chars", pattern="sentencepiece")
 assert counts
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "pyarrow")))
-"""
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in %r)))
+""" % (NOT_FOR_TRAINING,)
 
 
-def pyarrow_modules_after(probe: str, tmp_path: Path) -> list[str]:
-    """pyarrow's modules imported by `probe`, run in a fresh interpreter that imports the tokfx
-    these tests import (the installed one, or the source folder with its built extensions), from
-    an empty folder."""
+def modules_after(probe: str, tmp_path: Path) -> list[str]:
+    """The modules of NOT_FOR_TRAINING imported by `probe`, run in a fresh interpreter that
+    imports the tokfx these tests import (the installed one, or the source folder with its
+    built extensions), from an empty folder."""
     env = {**os.environ, "PYTHONPATH": str(Path(tokfx.__file__).resolve().parents[1])}
     result = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "corpus.txt")], cwd=tmp_path, env=env,
                             capture_output=True, text=True)
@@ -91,9 +94,10 @@ def pyarrow_modules_after(probe: str, tmp_path: Path) -> list[str]:
     return json.loads(result.stdout)
 
 
-def test_the_pyarrow_probe_sees_pyarrow(tmp_path):
-    assert "pyarrow" in pyarrow_modules_after(PYARROW_PROBE.replace("import tokfx,", "import pyarrow, tokfx,"), tmp_path)
+@pytest.mark.parametrize("module", NOT_FOR_TRAINING)
+def test_the_probe_sees_each_module(module, tmp_path):
+    assert module in modules_after(PROBE.replace("import tokfx,", f"import {module}, tokfx,"), tmp_path)
 
 
-def test_training_over_characters_leaves_pyarrow_unimported(tmp_path):
-    assert pyarrow_modules_after(PYARROW_PROBE, tmp_path) == []
+def test_training_over_characters_leaves_pyarrow_and_hashlib_unimported(tmp_path):
+    assert modules_after(PROBE, tmp_path) == []

@@ -9,7 +9,6 @@ tokenizer.json and tokenizer.model beside it), tokenizer.json (Hugging Face), te
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -51,6 +50,8 @@ def find_tokenizer_file(path: str | os.PathLike) -> TokenizerFile:
     elif not path.exists():
         raise FileNotFoundError(f"{path}: no such tokenizer file or directory")
     data = read_file_bytes(path)
+    import hashlib  # here, not with the module: it loads OpenSSL (3.5 MB), which training never needs
+
     digest = hashlib.sha256(data).hexdigest()
     head = data.lstrip()[:1]
     if head in (b"{", b"["):

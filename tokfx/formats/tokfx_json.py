@@ -8,7 +8,6 @@ this module does not depend on `tokfx.tokenizer`, which saves and loads through 
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import logging
 import math
@@ -336,6 +335,8 @@ def tokenizer_hash(tokenizer) -> str:
 
 def json_bytes_hash(data: bytes) -> str:
     """tokenizer_hash from the canonical tokfx.json bytes (tokenizer_json_bytes), already made."""
+    import hashlib  # here, not with the module: it loads OpenSSL (3.5 MB), which training never needs
+
     return hashlib.sha256(data).hexdigest()
 
 
