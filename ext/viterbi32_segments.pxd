@@ -153,7 +153,7 @@ cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleA
     cdef Py_ssize_t size = n * sizeof(int32_t), first = tokens.size(), k, count
     cdef CacheSlot* slot = NULL
     cdef double threshold, stored = 0.0, margin
-    cdef float start
+    cdef float start, score
     cdef int32_t* ids
     cdef bint cached = _cached_size(cache, n)
     if cached:
@@ -168,8 +168,10 @@ cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleA
                 tokens.resize(first + count)
                 ids = tokens.data() + first
                 memcpy(ids, cache.arena.data() + slot.offset + slot.piece_size, count * sizeof(int32_t))
+                score = running[0]  # in a register, not stored per token
                 for k in range(count):
-                    running[0] = running[0] + s.token_score[ids[k]]
+                    score = score + s.token_score[ids[k]]
+                running[0] = score
                 s.hits += 1
                 return 0
     start = running[0]
