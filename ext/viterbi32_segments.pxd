@@ -135,11 +135,11 @@ cdef inline Py_ssize_t _one_symbol_run(const int32_t* symbols, const Py_ssize_t*
     cdef float score = running[0]
     cdef int32_t symbol, token
     cdef size_t size = s.alone_token.size()
-    cdef Py_ssize_t end = k, first = tokens.size()
+    cdef Py_ssize_t end = k, start = k, first = tokens.size()
     while end < segments and cuts[end + 1] - cuts[end] == 1:
         end += 1
-    tokens.resize(first + end - k)
-    cdef int32_t* out = tokens.data() + first - k
+    tokens.resize(first + end - start)
+    cdef int32_t* out = tokens.data() + first
     cdef const int32_t* alone_token = s.alone_token.data()
     cdef const float* alone_score = s.alone_score.data()
     while k < end:
@@ -149,7 +149,7 @@ cdef inline Py_ssize_t _one_symbol_run(const int32_t* symbols, const Py_ssize_t*
         token = alone_token[symbol]
         if token < 0:
             return -1
-        out[k] = token
+        out[k - start] = token
         score = score + alone_score[symbol]
         k += 1
     running[0] = score
@@ -241,8 +241,6 @@ cdef inline int viterbi32_segments(const int32_t* symbols, Py_ssize_t n, const D
         before = after
     segments += n > 0
     cuts[segments] = n
-    if tokens.capacity() < tokens.size() + n:  # a path has at most one token per symbol
-        tokens.reserve(max(tokens.size() + n, 2 * tokens.capacity()))
     k = 0
     while k < segments:
         if cuts[k + 1] - cuts[k] == 1:  # many in a row in Chinese: nothing to look up, nor ahead
