@@ -114,7 +114,7 @@ cdef class PathSegmenter:
             da_build(&self._array, &self._trie)
             if self._float32:
                 slot_scores(&self._array, self._scores.data(), &self._slot_scores)
-                segments_init(&self._segments, tokens, self._scores.data())
+                segments_init(&self._segments, tokens, self._scores.data(), &self._array, self._slot_scores.data())
         self._id_objects = id_objects(len(tokens) - 1)
         self._num_tokens = len(tokens)
         self._char_ids = None if char_ids is None else array("i", char_ids)

@@ -2,12 +2,17 @@
 array('i') (one copy of the C ids, no Python int per id: what a writer of shards wants); and
 int64 offsets or counts as an array('q') the same way."""
 from cpython cimport array
-from cpython.list cimport PyList_GET_ITEM, PyList_New, PyList_SET_ITEM
-from cpython.long cimport PyLong_FromLong
-from cpython.ref cimport Py_INCREF
-from libc.stdint cimport int32_t, int64_t
+from cpython.list cimport PyList_New
+from cpython.ref cimport PyObject
+from libc.stdint cimport int32_t, int64_t, uint32_t
 from libc.string cimport memcpy
 from libcpp.vector cimport vector
+
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject** ob_item
+    void incref "Py_INCREF"(PyObject* o) noexcept nogil
+    PyObject* new_int "PyLong_FromLong"(long value) noexcept
 
 cdef enum:
     # Vocabularies are dense and far smaller; a stray huge id must not allocate a huge table.
@@ -21,17 +26,25 @@ cdef inline list id_objects(Py_ssize_t max_id):
 
 
 cdef inline list ids_as_list(const vector[int32_t]& ids, list objects):
+    """The ids as a list of ints, the known ones from `objects`: read and written through the
+    lists' item arrays, one incref each (Chinese text with byte fallback returns about one id
+    per byte)."""
     cdef Py_ssize_t i, n = ids.size()
-    cdef Py_ssize_t known = len(objects)
+    cdef size_t known = len(objects)
     cdef list result = PyList_New(n)
-    cdef object token
+    cdef PyObject** table = (<PyListObject*>objects).ob_item
+    cdef PyObject** items = (<PyListObject*>result).ob_item
+    cdef const int32_t* data = ids.data()
+    cdef PyObject* token
     for i in range(n):
-        if ids[i] < known:
-            token = <object>PyList_GET_ITEM(objects, ids[i])
+        if <size_t><uint32_t>data[i] < known:
+            token = table[data[i]]
+            incref(token)
         else:
-            token = PyLong_FromLong(ids[i])
-        Py_INCREF(token)
-        PyList_SET_ITEM(result, i, token)
+            token = new_int(data[i])  # a new reference, which the list takes
+            if token == NULL:
+                raise MemoryError()
+        items[i] = token
     return result
 
 

@@ -6,7 +6,7 @@ a node-based std::unordered_map spent most of the time chasing pointers. It grow
 2 * capacity slots and is emptied whole once it holds capacity pieces.
 """
 from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 cdef enum:
@@ -39,14 +39,60 @@ cdef inline uint64_t mix(uint64_t h) noexcept nogil:
 
 
 cdef inline uint64_t hash_piece(const unsigned char* piece, Py_ssize_t size) noexcept nogil:
-    cdef uint64_t h = <uint64_t>size, chunk
-    while size > 0:
-        chunk = 0
-        memcpy(&chunk, piece, 8 if size >= 8 else size)
-        h = mix(h ^ chunk)
+    """One multiply per 8 bytes (each step a bijection of h, so keys of one size that differ in
+    one chunk differ in h), the tail read by fixed-size loads, then one mix: a full mix per chunk
+    and a memcpy of variable size for the tail were a quarter of the Unigram segment cache's
+    time on English (perf)."""
+    cdef uint64_t h = <uint64_t>size * 0x9E3779B97F4A7C15ULL, chunk = 0
+    cdef uint32_t four
+    cdef uint16_t two
+    while size >= 8:
+        memcpy(&chunk, piece, 8)
+        h = (h ^ chunk) * 0xBF58476D1CE4E5B9ULL
         piece += 8
         size -= 8
-    return h
+    chunk = 0
+    if size & 4:
+        memcpy(&four, piece, 4)
+        chunk = four
+        piece += 4
+    if size & 2:
+        memcpy(&two, piece, 2)
+        chunk = (chunk << 16) | two
+        piece += 2
+    if size & 1:
+        chunk = (chunk << 8) | piece[0]
+    return mix(h ^ chunk)
+
+
+cdef inline bint same_bytes(const unsigned char* a, const unsigned char* b, Py_ssize_t size) noexcept nogil:
+    """memcmp(a, b, size) == 0 by 8-byte loads: the short keys of the cache spent more in the
+    call to libc's memcmp than in the comparison."""
+    cdef uint64_t x, y
+    cdef uint32_t x4, y4
+    while size >= 8:
+        memcpy(&x, a, 8)
+        memcpy(&y, b, 8)
+        if x != y:
+            return False
+        a += 8
+        b += 8
+        size -= 8
+    if size >= 4:
+        memcpy(&x4, a, 4)
+        memcpy(&y4, b, 4)
+        if x4 != y4:
+            return False
+        a += 4
+        b += 4
+        size -= 4
+    while size > 0:
+        if a[0] != b[0]:
+            return False
+        a += 1
+        b += 1
+        size -= 1
+    return True
 
 
 cdef inline void cache_init(PieceCache* cache, size_t capacity) noexcept:
@@ -73,7 +119,7 @@ cdef inline CacheSlot* cache_slot(PieceCache* cache, const unsigned char* piece,
         slot = &cache.slots[i]
         if slot.piece_size == 0 or (
                 slot.hash == h and slot.piece_size == size
-                and memcmp(cache.arena.data() + slot.offset, piece, size) == 0):
+                and same_bytes(cache.arena.data() + slot.offset, piece, size)):
             return slot
         i = (i + 1) & mask
 

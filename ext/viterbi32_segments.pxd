@@ -52,11 +52,20 @@ cdef enum:
     MAX_CACHED_SEGMENT = 64
     # The threshold (a double) is stored after a segment's ids, as two more int32s.
     THRESHOLD_INTS = 2
+    # Segments.held's bits: some token holds the symbol before its last symbol / after its first.
+    HELD_BEFORE_LAST = 1
+    HELD_AFTER_FIRST = 2
 
 
 cdef struct Segments:
-    vector[uint8_t] held_before_last  # per symbol: some token holds it before its last symbol
-    vector[uint8_t] held_after_first  # per symbol: some token holds it after its first symbol
+    # Per symbol: HELD_BEFORE_LAST | HELD_AFTER_FIRST, one byte so that the scan for the cuts
+    # reads one table.
+    vector[uint8_t] held
+    # Per symbol: its one-symbol token (-1: none) and that token's float32 score, read for a
+    # segment of one symbol (each fallback byte or unknown character of Chinese text) instead
+    # of a walk of the double array.
+    vector[int32_t] alone_token
+    vector[float] alone_score
     vector[float] token_score  # per token id: its float32 score
     double max_score  # A: the largest score of a token, in size
     Py_ssize_t hits  # segments served from the cache
@@ -64,17 +73,26 @@ cdef struct Segments:
     vector[uint64_t] hashes  # scratch: per segment, its hash_piece
 
 
-cdef inline int segments_init(Segments* s, tokens, const double* scores) except -1:
-    """s for tokens (by id: symbol sequences, or None) and their scores."""
+cdef inline int segments_init(Segments* s, tokens, const double* scores, const DoubleArray* array,
+                              const float* slot_scores) except -1:
+    """s for tokens (by id: symbol sequences, or None), their scores, and the double array of the
+    reversed tokens with its slot_scores (viterbi32.slot_scores), which the Viterbi walks."""
     cdef Py_ssize_t k, i, size = 1
+    cdef int32_t node
     s.hits = 0
     s.max_score = 0.0
     s.token_score.clear()
     for token in tokens:
         if token is not None and len(token):
             size = max(size, max(token) + 1)
-    s.held_before_last.assign(size, 0)
-    s.held_after_first.assign(size, 0)
+    s.held.assign(size, 0)
+    s.alone_token.assign(size, -1)
+    s.alone_score.assign(size, 0.0)
+    for i in range(size):
+        node = da_child(array, 0, <int32_t>i)
+        if node >= 0 and array.token[node] >= 0:
+            s.alone_token[i] = array.token[node]
+            s.alone_score[i] = slot_scores[node]
     for k, token in enumerate(tokens):
         s.token_score.push_back(<float>scores[k])
         if token is None:
@@ -82,17 +100,16 @@ cdef inline int segments_init(Segments* s, tokens, const double* scores) except 
         s.max_score = max(s.max_score, fabs(<float>scores[k]))
         for i in range(len(token)):
             if i + 1 < len(token):
-                s.held_before_last[token[i]] = 1
+                s.held[token[i]] |= HELD_BEFORE_LAST
             if i:
-                s.held_after_first[token[i]] = 1
+                s.held[token[i]] |= HELD_AFTER_FIRST
     return 0
 
 
-cdef inline bint spanned(const Segments* s, int32_t x, int32_t y) noexcept nogil:
-    """Whether a token may span the position between symbols x and y (any symbol outside the
-    tokens' range may: the Viterbi then says there is no path)."""
-    cdef size_t size = s.held_before_last.size()
-    return ((<size_t>x >= size or s.held_before_last[x]) and (<size_t>y >= size or s.held_after_first[y]))
+cdef inline uint8_t held(const Segments* s, int32_t x) noexcept nogil:
+    """Segments.held of symbol x; a symbol outside the tokens' range is held everywhere (no cut
+    around it: the Viterbi then says there is no path)."""
+    return s.held[x] if <size_t>x < s.held.size() else HELD_BEFORE_LAST | HELD_AFTER_FIRST
 
 
 cdef inline double segment_threshold(double margin, Py_ssize_t length, double max_score,
@@ -106,15 +123,37 @@ cdef inline bint _cached_size(const PieceCache* cache, Py_ssize_t n) noexcept no
     return cache.capacity > 0 and 1 < n <= MAX_CACHED_SEGMENT
 
 
-cdef inline int _one_symbol(int32_t symbol, const DoubleArray* array, const float* slot_scores, float* running,
-                            vector[int32_t]* tokens) except -2:
-    """A segment of one symbol: its one-symbol token, the Viterbi's only candidate."""
-    cdef int32_t node = da_child(array, 0, symbol)
-    if node < 0 or array.token[node] < 0:
-        return -1
-    tokens.push_back(array.token[node])
-    running[0] = running[0] + slot_scores[node]
-    return 0
+cdef inline Py_ssize_t _one_symbol_run(const int32_t* symbols, const Py_ssize_t* cuts, Py_ssize_t k,
+                                       Py_ssize_t segments, const Segments* s, float* running,
+                                       vector[int32_t]* tokens) except -2:
+    """Segments k, k + 1, ... of one symbol each (Chinese: one per fallback byte or unknown
+    character), each its one-symbol token, the Viterbi's only candidate: appends them and their
+    scores; returns the first segment after the run, or -1 for a symbol with no one-symbol token
+    (no path). The run is measured first so that the tokens are written through a pointer and
+    the running score stays in a register (a push_back and a store per token were most of the
+    time of Chinese with byte fallback)."""
+    cdef float score = running[0]
+    cdef int32_t symbol, token
+    cdef size_t size = s.alone_token.size()
+    cdef Py_ssize_t end = k, start = k, first = tokens.size()
+    while end < segments and cuts[end + 1] - cuts[end] == 1:
+        end += 1
+    tokens.resize(first + end - start)
+    cdef int32_t* out = tokens.data() + first
+    cdef const int32_t* alone_token = s.alone_token.data()
+    cdef const float* alone_score = s.alone_score.data()
+    while k < end:
+        symbol = symbols[cuts[k]]
+        if <size_t>symbol >= size:
+            return -1
+        token = alone_token[symbol]
+        if token < 0:
+            return -1
+        out[k - start] = token
+        score = score + alone_score[symbol]
+        k += 1
+    running[0] = score
+    return k
 
 
 cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleArray* array,
@@ -126,7 +165,7 @@ cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleA
     cdef Py_ssize_t size = n * sizeof(int32_t), first = tokens.size(), k, count
     cdef CacheSlot* slot = NULL
     cdef double threshold, stored = 0.0, margin
-    cdef float start
+    cdef float start, score
     cdef int32_t* ids
     cdef bint cached = _cached_size(cache, n)
     if cached:
@@ -141,8 +180,10 @@ cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleA
                 tokens.resize(first + count)
                 ids = tokens.data() + first
                 memcpy(ids, cache.arena.data() + slot.offset + slot.piece_size, count * sizeof(int32_t))
+                score = running[0]  # in a register, not stored per token
                 for k in range(count):
-                    running[0] = running[0] + s.token_score[ids[k]]
+                    score = score + s.token_score[ids[k]]
+                running[0] = score
                 s.hits += 1
                 return 0
     start = running[0]
@@ -183,31 +224,37 @@ cdef inline int viterbi32_segments(const int32_t* symbols, Py_ssize_t n, const D
     """viterbi32 over symbols[:n] from *running, segment by segment: appends the best path's
     tokens and sets *running to its score; -1 if there is no path."""
     cdef Py_ssize_t p, k, segments = 0
+    cdef Py_ssize_t fetched = 0  # the segments below it are hashed and their slots asked for
+    cdef uint8_t before, after
     if s.cuts.size() < <size_t>n + 1:
         s.cuts.resize(n + 1)
         s.hashes.resize(n)
     cdef Py_ssize_t* cuts = s.cuts.data()
     cuts[0] = 0
+    if n:
+        before = held(s, symbols[0])
     for p in range(1, n):
-        if not spanned(s, symbols[p - 1], symbols[p]):
-            segments += 1
-            cuts[segments] = p
+        # Written always, kept only at a cut: no branch on where words end.
+        after = held(s, symbols[p])
+        cuts[segments + 1] = p
+        segments += not (before & HELD_BEFORE_LAST) or not (after & HELD_AFTER_FIRST)
+        before = after
     segments += n > 0
     cuts[segments] = n
-    for k in range(min(segments, <Py_ssize_t>FETCH_AHEAD)):
-        _fetch_slot(s, symbols, cache, k)
-    for k in range(segments):
+    k = 0
+    while k < segments:
         if cuts[k + 1] - cuts[k] == 1:  # many in a row in Chinese: nothing to look up, nor ahead
-            if k + FETCH_AHEAD < segments:
-                s.hashes[k + FETCH_AHEAD] = 0
-            if _one_symbol(symbols[cuts[k]], array, slot_scores, running, tokens) < 0:
+            k = _one_symbol_run(symbols, cuts, k, segments, s, running, tokens)
+            if k < 0:
                 return -1
             continue
-        if k + FETCH_AHEAD < segments:
-            _fetch_slot(s, symbols, cache, k + FETCH_AHEAD)
+        while fetched < segments and fetched <= k + FETCH_AHEAD:  # each segment's slot once
+            _fetch_slot(s, symbols, cache, fetched)
+            fetched += 1
         if k + 1 < segments:
             _fetch_arena(s, cache, k + 1)
         if _one_segment(symbols + cuts[k], cuts[k + 1] - cuts[k], array, slot_scores, max_width, running, s, cache,
                         s.hashes[k], best, tokens) < 0:
             return -1
+        k += 1
     return 0

@@ -6,6 +6,7 @@ which the cache must never change. Scores are built as near-ties (sums of differ
 rounding decides between paths and a cache hit taken without its bound would be wrong."""
 from array import array
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,3 +77,30 @@ def test_a_tie_is_never_cached():
     assert segmenter.cached_segments == 0
     assert ids == [t for _, _, t in viterbi(list(data), tokens, scores, 16, float32=True)[1]]
     assert segmenter.segment(array("i", list(b"xaba"))) == ids[:3]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sets(st.integers(0, 5)),
+       st.lists(st.lists(st.integers(0, 5), min_size=2, max_size=4).map(tuple), max_size=8),
+       st.lists(st.floats(-9.0, -0.125, width=32), min_size=16, max_size=16),
+       st.lists(st.integers(0, 7), max_size=40))
+def test_runs_of_one_symbol_segments_and_symbols_without_a_token(alone, learned, scores, text):
+    # Some symbols have no one-symbol token (a segment of one of them has no path), 6 and 7 are
+    # in no token at all: the core (its cuts, its one-symbol runs) against the twin and the plain
+    # float32 Viterbi, a path or none.
+    tokens = [(x,) for x in sorted(alone)] + [t for t in dict.fromkeys(learned) if len(t) > 1]
+    if not tokens:
+        return
+    token_scores = [scores[k % len(scores)] for k in range(len(tokens))]
+    segmenter = PathSegmenter(tokens, "likelihood", scores=token_scores, float_bits=32)
+    whole = viterbi(text, tokens, token_scores, 16, float32=True)
+    twin = viterbi32_segments(text, tokens, token_scores, 16, 0.0, {})
+    if whole is None:
+        assert twin is None
+        with pytest.raises(ValueError, match="no segmentation"):
+            segmenter.segment(array("i", text))
+        return
+    expected = [t for _, _, t in whole[1]]
+    assert twin[:2] == (whole[0], expected)
+    assert segmenter.segment(array("i", text)) == expected
+    assert segmenter.last_score == whole[0]

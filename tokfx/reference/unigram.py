@@ -102,7 +102,7 @@ def viterbi32_segments(symbols: Sequence[int], tokens, scores: Sequence[float], 
     score are viterbi(float32=True)'s over the whole of symbols, whatever the cache holds."""
     max_score = max((abs(_f32(s)) for t, s in zip(tokens, scores) if t is not None), default=0.0)
     running, ids, hits = _f32(start), [], 0
-    cuts = [0, *crossings(symbols, tokens), len(symbols)]
+    cuts = [0, *crossings(symbols, tokens), len(symbols)] if symbols else [0]  # no segment in no text
     for a, b in zip(cuts, cuts[1:]):
         segment = tuple(symbols[a:b])
         cacheable = 2 <= len(segment) <= MAX_CACHED_SEGMENT
