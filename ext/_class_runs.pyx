@@ -3,13 +3,18 @@
 
 At each piece start the alternatives are tried in order; within one, the items in turn, a greedy
 run from its longest down to its least count (a possessive one only at its longest, a lazy one
-from its least up), a group's literals in order then (if optional) none: the backtracking `regex` does, so the first
-alternative that matches ends the piece where `regex.findall` ends it. Steps are counted: past a
-budget linear in the text (a pattern that backtracks badly, `\\p{L}*\\p{L}*!`) or where no
-alternative matches (the pattern does not cover the text), `piece_ends` returns None and the
-caller runs `regex`, which finds the same pieces or gives the error, under its time bound;
-`spans` searches on past such a character, as `regex.finditer` does. Input must be UTF-8 (the
-callers encode a str); other bytes give unspecified pieces but are never read out of bounds.
+from its least up), a group's literals in order then (if optional) none, a repeated group's
+next iteration (each alternative of its sub-program in turn) before what follows it (lazy: after;
+possessive: its greedy end only): the backtracking `regex` does, so the first alternative that
+matches ends the piece where `regex.findall` ends it. What follows an iteration is passed down
+as an `Iteration` (a continuation on the C stack), so the sub-program's items are matched by the
+same `match` as the pattern's. Steps are counted: past a budget linear in the text (a
+pattern that backtracks badly, `\\p{L}*\\p{L}*!`), past MAX_OPEN_FRAMES of open iterations (the
+C stack) or where no alternative matches (the pattern does not cover the text), `piece_ends`
+returns None and the caller runs `regex`, which finds the same pieces or gives the error, under
+its time bound; `spans` searches on past such a character, as `regex.finditer` does. Input must
+be UTF-8 (the callers encode a str); other bytes give unspecified pieces but are never read out
+of bounds.
 
 Twin: tokfx.pre_tokenizers.class_runs.twin_ends; the tests compare both with `regex.findall`.
 """

@@ -5,20 +5,27 @@ The shape: alternatives (`|`) of items, each item one of
 - a one-character atom (a `[...]` class, `\\p{..}`, `\\P{..}`, `\\s`, `\\d`, `\\w` and their negations,
   `.`, an escaped or plain literal) with an optional quantifier (`?`, `*`, `+`, `{m}`, `{m,}`,
   `{m,n}`, `{,n}`), greedy, possessive or lazy;
-- a group `(?:...)` or `(?i:...)` of literal alternatives (`(?i:'s|'t|'re)`), optionally `?`;
+- a group `(?:...)`, `(?i:...)` or `(...)` (capturing: the pieces are whole matches) whose
+  alternatives are sequences of items (runs, literals, groups, assertions, up to MAX_DEPTH deep),
+  with a quantifier as a run's (`(?:\\p{L}\\p{M}*)+`, `(?:,\\d{3})*`, `(?:[^\\S\\n]*\\n)+?`): a
+  REPEAT item, or, when its alternatives are literals once or optional (`(?i:'s|'t|'re)`), a
+  GROUP item (one step a literal);
 - a lookahead `(?!...)` or `(?=...)` of literal alternatives (`(?!\\S)`, `(?= \\S)`);
 - `$` (the end of the text, or before a final newline, as `regex` reads it without MULTILINE);
-- an assertion `\\b`, `\\B` (a word boundary: `\\w` on one side only, `\\w` asked of `regex`) or
-  `^`, `\\A` (the start of the text, as `regex` reads `^` without MULTILINE).
-Anything else (inline flags, nested or quantified groups, lazy groups, `\\Z`, backrefs,
-an alternative that can match nothing...) is not this shape: `compile_class_runs` returns None and
-the pattern runs in `regex`, as before.
+- an assertion `\\b`, `\\B` (a word boundary: `\\w` on one side only, `\\w` asked of `regex`),
+  `^`, `\\A` (the start of the text, as `regex` reads `^` without MULTILINE) or `\\Z`, `\\z` (the
+  very end of the text, as `regex` reads both).
+Every alternative, of the pattern or of a group, must take a character (so no iteration of a
+group is empty: nothing to guard, where `regex` has rules for an empty iteration). Anything else
+(inline flags, an alternative that can match nothing, a lookahead of more than literals,
+lookbehind, backrefs, atomic or named groups...) is not this shape: `compile_class_runs` returns
+None and the pattern runs in `regex`, as before.
 
 Each atom is a set of code points asked of `regex` itself (the atom alone, inside `(?i:...)` in a
 case-insensitive group): the Unicode tables are regex's whatever its version, so the compiled
 form cannot disagree with it on which characters a class holds. Matching is a backtracking
-search that tries the alternatives in order and each greedy run from its longest, as `regex`
-does; `twin_ends` is its pure-Python twin, and the tests compare both with `regex.findall`.
+search that tries the alternatives in order, each greedy run from its longest and each greedy
+group's next iteration before what follows it (lazy: the other way round), as `regex` does; `twin_ends` is its pure-Python twin, and the tests compare both with `regex.findall`.
 """
 from __future__ import annotations
 
