@@ -27,8 +27,8 @@ from libcpp.vector cimport vector
 from id_list cimport int64s_as_array
 from utf8_units cimport unit_end, unit_start
 
-cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP, ASSERT, REPEAT
-    RUN, AHEAD, END, GROUP, ASSERT, REPEAT
+cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND
+    RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND
 
 cdef enum Mode:  # its GREEDY, POSSESSIVE, LAZY
     GREEDY, POSSESSIVE, LAZY
@@ -159,6 +159,15 @@ cdef class ClassRunsMatcher:
                 return FAILED
         return pos
 
+    cdef int64_t literal_start(self, Run* run, int64_t literal, int64_t pos) noexcept nogil:
+        """Where the literal would start to end at pos (as many characters back), or FAILED."""
+        cdef int64_t k
+        for k in range(self.literal_starts[literal], self.literal_starts[literal + 1]):
+            if pos == 0:
+                return FAILED
+            pos = unit_start(run.s, pos, 0)
+        return pos
+
     cdef bint word_boundary(self, Run* run, int word, int64_t pos) noexcept nogil:
         """Whether a word character stands on one side of pos only."""
         cdef uint32_t code
@@ -188,13 +197,17 @@ cdef class ClassRunsMatcher:
             if pos == run.n or (pos == run.n - 1 and run.s[pos] == b"\n"):
                 return self.match(run, k + 1, last, pos, up)
             return FAILED
-        if item.kind == AHEAD:
+        if item.kind == AHEAD or item.kind == BEHIND:
             found = False
             for literal in range(self.group_starts[item.arg], self.group_starts[item.arg + 1]):
-                if self.literal_end(run, literal, pos) >= 0:
-                    found = True
+                if item.kind == AHEAD:
+                    found = self.literal_end(run, literal, pos) >= 0
+                else:
+                    at = self.literal_start(run, literal, pos)
+                    found = at >= 0 and self.literal_end(run, literal, at) == pos
+                if found:
                     break
-            if found == <bint> item.least:  # least: 1 for a negative lookahead
+            if found == <bint> item.least:  # least: 1 for a negative lookaround
                 return FAILED
             return self.match(run, k + 1, last, pos, up)
         if item.kind == ASSERT:

@@ -44,6 +44,7 @@ PATTERNS_UNDER_TEST = {
     # Groups of sequences, quantified (greedy, lazy, possessive, counted), nested, capturing;
     # `\Z`, `\z`.
     "groups": r"""'(?:[sdmt]|ll|ve|re)|[a-z]+(?:'[a-z]+)?|(?:\p{L}\p{M}*)+|(?:\d{1,3})(?:,\d{3})*|(?:\s*\n)+|\s+|.""",
+    "lookbehind": r"""(?<=\p{N})\p{L}+|(?<![\p{L}'])'(?:s|t|ll)|(?<=\s)\p{L}+|\p{L}+|(?<!\s)\s+|\s|.""",
     "nested-groups": r"""(?i:(?:th|a(?:b|c)+)+?e)|(?:\p{N}(?:[.,]\p{N}+)?){2,3}|(?:[^\s\w]\s?){1,4}+|\s+\Z|\s\z|(\s)|.""",
 }
 
@@ -88,8 +89,8 @@ def test_every_pattern_under_test_has_the_shape(compiled):
     r"(?:ab)??|\s", r"(?i)abc|\s", r"(?=\bword)|\s", r"\b+a|\s", r"\Z|\s", r"a*|\s", r"\p{L}|(?:)|\s", r"(\p{L})\1|\s",
     r"(?>a+)|\s", r"^|\s", r"[[:alpha:]]+|\s", r"a{}|\s", r"(?!a)+b|\s", r"\X|\s",
     # Groups: an alternative that can match nothing (an empty iteration), a lookahead of more
-    # than literals, a lookbehind, a named group, groups too deep.
-    r"(?:a|b?)+c|\s", r"(?:a*)*b|\s", r"(?:a|)b|\s", r"a(?=b+)|\s", r"(?<=a)b|\s", r"(?P<x>a)|\s",
+    # than literals, a lookbehind of more than literals, a named group, groups too deep.
+    r"(?:a|b?)+c|\s", r"(?:a*)*b|\s", r"(?:a|)b|\s", r"a(?=b+)|\s", r"(?<=a+)b|\s", r"(?P<x>a)|\s",
     "(?:" * 17 + "a" + ")" * 17 + r"|\s",
     r"(?f:ss)|\s", r"(?!\S)", "|".join(f"x{i}" for i in range(65)),
 ])
@@ -120,7 +121,7 @@ _TAKING_RUN = st.tuples(st.sampled_from(_ATOMS), st.sampled_from(["", "+", "{2}"
 _GROUP_QUANTIFIER = st.tuples(st.sampled_from(["", "?", "*", "+", "{2}", "{1,3}", "{2,}"]),
                               st.sampled_from(["", "+", "?"])).map("".join)
 _ASSERTION = st.sampled_from([r"\b", r"\B", "^", r"\A", "$", r"\Z", r"\z", r"(?!\S)", r"(?=\s)", r"(?:'s|'t)?",
-                              r"(?i:'s|'re)", r"(?:a|bc)"])
+                              r"(?i:'s|'re)", r"(?:a|bc)", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)", r"(?<!\p{L}\p{L})"])
 
 
 def _group(inner):
@@ -135,7 +136,7 @@ def _group(inner):
 _ITEM = st.recursive(st.one_of(_RUN, _ASSERTION), _group, max_leaves=4)
 # An alternative: often an assertion, a run, more items, often an assertion or lookahead; or
 # items; or a group first (most of them match something only when their start does).
-_ALTERNATIVE = st.tuples(st.sampled_from(["", r"\b", r"\B", "^", r"\A"]), _RUN, st.lists(_ITEM, max_size=2).map("".join),
+_ALTERNATIVE = st.tuples(st.sampled_from(["", r"\b", r"\B", "^", r"\A", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)"]), _RUN, st.lists(_ITEM, max_size=2).map("".join),
                          st.sampled_from(["", r"\b", r"\B", "$", r"\Z", r"(?!\S)"])).map("".join)
 random_pattern = st.lists(st.one_of(_ALTERNATIVE, st.lists(_ITEM, min_size=1, max_size=4).map("".join),
                                     st.tuples(_group(_ITEM), st.lists(_ITEM, max_size=1).map("".join)).map("".join)),

@@ -10,15 +10,16 @@ The shape: alternatives (`|`) of items, each item one of
   with a quantifier as a run's (`(?:\\p{L}\\p{M}*)+`, `(?:,\\d{3})*`, `(?:[^\\S\\n]*\\n)+?`): a
   REPEAT item, or, when its alternatives are literals once or optional (`(?i:'s|'t|'re)`), a
   GROUP item (one step a literal);
-- a lookahead `(?!...)` or `(?=...)` of literal alternatives (`(?!\\S)`, `(?= \\S)`);
+- a lookahead `(?!...)`, `(?=...)` or lookbehind `(?<!...)`, `(?<=...)` of literal alternatives
+  (`(?!\\S)`, `(?= \\S)`, `(?<=\\d)`, `(?<!'s|'t)`);
 - `$` (the end of the text, or before a final newline, as `regex` reads it without MULTILINE);
 - an assertion `\\b`, `\\B` (a word boundary: `\\w` on one side only, `\\w` asked of `regex`),
   `^`, `\\A` (the start of the text, as `regex` reads `^` without MULTILINE) or `\\Z`, `\\z` (the
   very end of the text, as `regex` reads both).
 Every alternative, of the pattern or of a group, must take a character (so no iteration of a
 group is empty: nothing to guard, where `regex` has rules for an empty iteration). Anything else
-(inline flags, an alternative that can match nothing, a lookahead of more than literals,
-lookbehind, backrefs, atomic or named groups...) is not this shape: `compile_class_runs` returns
+(inline flags, an alternative that can match nothing, a lookaround of more than literals,
+backrefs, atomic or named groups...) is not this shape: `compile_class_runs` returns
 None and the pattern runs in `regex`, as before.
 
 Each atom is a set of code points asked of `regex` itself (the atom alone, inside `(?i:...)` in a
@@ -36,7 +37,7 @@ import regex
 
 from tokfx.normalizers.code_point_sets import code_point_bitmap
 
-RUN, AHEAD, END, GROUP, ASSERT, REPEAT = range(6)  # item kinds (the native matcher's enum)
+RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND = range(7)  # item kinds (the native matcher's enum)
 GREEDY, POSSESSIVE, LAZY = range(3)  # how a run or a repeated group takes its characters
 START, WORD_BOUNDARY, NOT_WORD_BOUNDARY, TEXT_END = range(4)  # what an ASSERT item asserts
 # `\Z` is the very end in `regex` (not before a final newline, as `$` also is).
@@ -64,8 +65,8 @@ class NotClassRuns(Exception):
 class ClassRuns:
     """A compiled pattern: `classes` are bitmaps over code points (tokfx.normalizers.code_point_sets);
     an item is (kind, argument, least, most, mode): RUN (class index, repeats, GREEDY, POSSESSIVE
-    or LAZY), AHEAD (group index, least=1 for a negative lookahead), END, GROUP (group index,
-    least 0 or 1), ASSERT (the class index of `\\w` for a word boundary, least=START,
+    or LAZY), AHEAD and BEHIND (group index, least=1 for a negative lookaround), END, GROUP
+    (group index, least 0 or 1), ASSERT (the class index of `\\w` for a word boundary, least=START,
     WORD_BOUNDARY, NOT_WORD_BOUNDARY or TEXT_END), REPEAT (sub-program index, iterations, mode);
     a group is its literal alternatives, each a tuple of class indices; a sub-program is
     alternatives of items, as the pattern's own."""
@@ -198,12 +199,13 @@ class _Compiler:
                 word = self.class_index(r"\w") if assertion in (WORD_BOUNDARY, NOT_WORD_BOUNDARY) else 0
                 items.append((ASSERT, word, assertion, 0, 0))
                 i += 1 if pattern[i] == "^" else 2
-            elif pattern.startswith(("(?!", "(?="), i):
-                alternatives, end = self.group(i + 3, ignore_case, depth)
+            elif pattern.startswith(("(?!", "(?=", "(?<!", "(?<="), i):
+                behind = pattern[i + 2] == "<"
+                alternatives, end = self.group(i + (4 if behind else 3), ignore_case, depth)
                 index = self.literal_group(alternatives)
                 if index is None:
-                    raise NotClassRuns  # a lookahead of more than literals
-                items.append((AHEAD, index, int(pattern[i + 2] == "!"), 0, 0))
+                    raise NotClassRuns  # a lookaround of more than literals
+                items.append((BEHIND if behind else AHEAD, index, int(pattern[i + 2 + behind] == "!"), 0, 0))
                 i = end
             elif pattern.startswith(("(?:", "(?i:"), i) or (pattern[i] == "(" and not pattern.startswith("(?", i)):
                 # A capturing group matches as a non-capturing one: the pieces are whole matches.
@@ -275,7 +277,7 @@ def twin_ends(program: ClassRuns, text: str) -> list[int] | None:
     n, classes, groups, subs = len(text), program.classes, program.groups, program.subs
 
     def at(literal: tuple[int, ...], pos: int) -> bool:
-        return pos + len(literal) <= n and all(_member(classes[c], text[pos + j]) for j, c in enumerate(literal))
+        return 0 <= pos and pos + len(literal) <= n and all(_member(classes[c], text[pos + j]) for j, c in enumerate(literal))
 
     def first(ways) -> int:
         """The end of the first way (a callable) that matches, or -1."""
@@ -305,8 +307,8 @@ def twin_ends(program: ClassRuns, text: str) -> list[int] | None:
             return match(items, k + 1, end, then)
         if kind == END:
             return rest(pos) if pos == n or (pos == n - 1 and text[pos] == "\n") else -1
-        if kind == AHEAD:
-            found = any(at(literal, pos) for literal in groups[arg])
+        if kind in (AHEAD, BEHIND):
+            found = any(at(literal, pos - len(literal) if kind == BEHIND else pos) for literal in groups[arg])
             return rest(pos) if found != bool(least) else -1
         if kind == ASSERT:
             if least == START:
