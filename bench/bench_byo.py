@@ -57,6 +57,12 @@ USER_PATTERNS = {
     "word boundaries": r"""\b\p{L}+\b|'[a-z]+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+(?!\S)|\s+|[\s\S]""",
     "lazy": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+?(?!\p{L})| ?\p{N}+?| ?[^\s\p{L}\p{N}]+?|\s+?(?!\s)|\s+""",
     "start and \\B": r"""^\s+|\B'\p{L}+|\p{Lu}?\p{Ll}+|\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    # Groups of sequences, repeated: letters with their combining marks, numbers with thousands
+    # separators, runs of blank lines; an English word with its apostrophe suffix; DeepSeek's
+    # pattern (a repeated group of a class and a lookahead) respelled so it is not its name.
+    "groups": r"""'(?:[sdmt]|ll|ve|re)| ?(?:\p{L}\p{M}*)+| ?\p{N}{1,3}(?:,\p{N}{3})*| ?[^\s\p{L}\p{N}]+|(?:[^\S\n]*\n)+|\s+(?!\S)|\s+""",
+    "word and suffix": r"""[A-Za-z]+(?:'[a-z]+)?| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    "deepseek": PATTERNS["deepseek"].replace("[A-Za-z]+", "[a-zA-Z]+"),
 }
 
 

@@ -3,16 +3,23 @@
 
 At each piece start the alternatives are tried in order; within one, the items in turn, a greedy
 run from its longest down to its least count (a possessive one only at its longest, a lazy one
-from its least up), a group's literals in order then (if optional) none: the backtracking `regex` does, so the first
-alternative that matches ends the piece where `regex.findall` ends it. Steps are counted: past a
-budget linear in the text (a pattern that backtracks badly, `\\p{L}*\\p{L}*!`) or where no
-alternative matches (the pattern does not cover the text), `piece_ends` returns None and the
-caller runs `regex`, which finds the same pieces or gives the error, under its time bound;
-`spans` searches on past such a character, as `regex.finditer` does. Input must be UTF-8 (the
-callers encode a str); other bytes give unspecified pieces but are never read out of bounds.
+from its least up), a group's literals in order then (if optional) none, a repeated group's
+next iteration (each alternative of its sub-program in turn) before what follows it (lazy: after;
+possessive: its greedy end only): the backtracking `regex` does, so the first alternative that
+matches ends the piece where `regex.findall` ends it. What follows an iteration is passed down
+as an `Iteration` (a continuation on the C stack), so the sub-program's items are matched by the
+same `match` as the pattern's. Steps are counted: past a budget linear in the text (a
+pattern that backtracks badly, `\\p{L}*\\p{L}*!`), past MAX_OPEN_FRAMES of open iterations (the
+C stack) or where no alternative matches (the pattern does not cover the text), `piece_ends`
+returns None and the caller runs `regex`, which finds the same pieces or gives the error, under
+its time bound; `spans` searches on past such a character, as `regex.finditer` does. Input must
+be UTF-8 (the callers encode a str); other bytes give unspecified pieces but are never read out
+of bounds.
 
 Twin: tokfx.pre_tokenizers.class_runs.twin_ends; the tests compare both with `regex.findall`.
 """
+import itertools
+
 from cpython.bytes cimport PyBytes_AS_STRING
 from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
@@ -20,19 +27,24 @@ from libcpp.vector cimport vector
 from id_list cimport int64s_as_array
 from utf8_units cimport unit_end, unit_start
 
-cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP, ASSERT
-    RUN, AHEAD, END, GROUP, ASSERT
+cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND
+    RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND
 
 cdef enum Mode:  # its GREEDY, POSSESSIVE, LAZY
     GREEDY, POSSESSIVE, LAZY
 
-cdef enum Assertion:  # its START, WORD_BOUNDARY, NOT_WORD_BOUNDARY
-    START, WORD_BOUNDARY, NOT_WORD_BOUNDARY
+cdef enum Assertion:  # its START, WORD_BOUNDARY, NOT_WORD_BOUNDARY, TEXT_END
+    START, WORD_BOUNDARY, NOT_WORD_BOUNDARY, TEXT_END
 
 cdef enum:
     CODE_POINTS = 0x110000
     STEPS_PER_BYTE = 64  # the budget: generous for the GPT shapes, which take a few per byte
     STEPS_PER_CALL = 4096
+    # C stack frames that open iterations of groups may hold (an iteration holds about one an
+    # item of its alternative, and two more; measured, some 135 bytes a frame: 4096 take about
+    # 550 KB, well inside a thread's stack). Past it, as past the budget, the call runs in
+    # `regex` (a piece of a thousand iterations and more).
+    MAX_OPEN_FRAMES = 4096
 
 cdef enum Outcome:
     FAILED = -1
@@ -51,10 +63,18 @@ cdef struct Run:  # state of one match attempt
     const unsigned char* s
     int64_t n
     int64_t budget
+    int64_t open_frames
 
 
-def first_characters(program, alternative) -> bytes:
-    """The bitmap of the characters a match of the alternative may start with: those of its
+cdef struct Iteration:  # what follows an iteration of a REPEAT item: the item's next one or the rest
+    int k  # the REPEAT item
+    int last  # the end of the sequence it stands in
+    int64_t count  # the iterations done once this one ends
+    const Iteration* up  # what follows that sequence (NULL: the piece ends)
+
+
+def first_characters(program, alternative) -> int:
+    """The code points a match of the alternative may start with, as an int bitmap: those of its
     items up to the first that must consume one (a lookahead or `$` consumes none)."""
     cdef int kind, arg, least
     first = 0
@@ -64,11 +84,14 @@ def first_characters(program, alternative) -> bytes:
         elif kind == GROUP:
             for literal in program.groups[arg]:
                 first |= int.from_bytes(program.classes[literal[0]], "little")
+        elif kind == REPEAT:
+            for items in program.subs[arg]:
+                first |= first_characters(program, items)
         else:
             continue
         if least > 0:
             break
-    return first.to_bytes(CODE_POINTS // 8, "little")
+    return first
 
 
 cdef class ClassRunsMatcher:
@@ -78,6 +101,7 @@ cdef class ClassRunsMatcher:
     cdef vector[const uint8_t*] classes
     cdef vector[Item] items
     cdef vector[int] alternative_starts  # alternative a is items[starts[a]:starts[a + 1]]
+    cdef vector[int] sub_starts  # sub-program s is alternatives sub_starts[s]:sub_starts[s + 1]
     cdef vector[int64_t] literal_starts  # literal l is literal_classes[starts[l]:starts[l + 1]]
     cdef vector[int] literal_classes
     cdef vector[int] group_starts  # group g is literals group_starts[g]:group_starts[g + 1]
@@ -91,11 +115,17 @@ cdef class ClassRunsMatcher:
             if len(bitmap) != CODE_POINTS // 8:
                 raise ValueError("a class bitmap must cover every code point")
             self.classes.push_back(<const uint8_t*> PyBytes_AS_STRING(bitmap))
-        for alternative in program.alternatives:
+        # The pattern's alternatives first, then each sub-program's.
+        for alternative in itertools.chain(program.alternatives, *program.subs):
             self.alternative_starts.push_back(self.items.size())
             for kind, arg, least, most, mode in alternative:
                 self.items.push_back(Item(kind, arg, least, most, mode))
         self.alternative_starts.push_back(self.items.size())
+        a = len(program.alternatives)
+        for sub in program.subs:
+            self.sub_starts.push_back(a)
+            a += len(sub)
+        self.sub_starts.push_back(a)
         for group in program.groups:
             self.group_starts.push_back(self.literal_starts.size())
             for literal in group:
@@ -105,7 +135,7 @@ cdef class ClassRunsMatcher:
         self.group_starts.push_back(self.literal_starts.size())
         self.literal_starts.push_back(self.literal_classes.size())
         for alternative in program.alternatives:
-            bitmap = first_characters(program, alternative)
+            bitmap = first_characters(program, alternative).to_bytes(CODE_POINTS // 8, "little")
             self._bitmaps.append(bitmap)
             self.first_classes.push_back(self.classes.size())
             self.classes.push_back(<const uint8_t*> PyBytes_AS_STRING(bitmap))
@@ -129,6 +159,15 @@ cdef class ClassRunsMatcher:
                 return FAILED
         return pos
 
+    cdef int64_t literal_start(self, Run* run, int64_t literal, int64_t pos) noexcept nogil:
+        """Where the literal would start to end at pos (as many characters back), or FAILED."""
+        cdef int64_t k
+        for k in range(self.literal_starts[literal], self.literal_starts[literal + 1]):
+            if pos == 0:
+                return FAILED
+            pos = unit_start(run.s, pos, 0)
+        return pos
+
     cdef bint word_boundary(self, Run* run, int word, int64_t pos) noexcept nogil:
         """Whether a word character stands on one side of pos only."""
         cdef uint32_t code
@@ -141,8 +180,9 @@ cdef class ClassRunsMatcher:
             after = self.member(word, code)
         return before != after
 
-    cdef int64_t match(self, Run* run, int k, int last, int64_t pos) noexcept nogil:
-        """Where items[k:last] matched from pos end (the first way regex finds), FAILED or OVER_BUDGET."""
+    cdef int64_t match(self, Run* run, int k, int last, int64_t pos, const Iteration* up) noexcept nogil:
+        """Where items[k:last] then `up` (what follows them) matched from pos end (the first way
+        regex finds), FAILED or OVER_BUDGET."""
         cdef Item item
         cdef int64_t end, literal, count, at
         cdef uint32_t code
@@ -151,37 +191,49 @@ cdef class ClassRunsMatcher:
         if run.budget < 0:
             return OVER_BUDGET
         if k == last:
-            return pos
+            return pos if up == NULL else self.repeat(run, up.k, up.last, pos, up.up, up.count)
         item = self.items[k]
         if item.kind == END:
             if pos == run.n or (pos == run.n - 1 and run.s[pos] == b"\n"):
-                return self.match(run, k + 1, last, pos)
+                return self.match(run, k + 1, last, pos, up)
             return FAILED
-        if item.kind == AHEAD:
+        if item.kind == AHEAD or item.kind == BEHIND:
             found = False
             for literal in range(self.group_starts[item.arg], self.group_starts[item.arg + 1]):
-                if self.literal_end(run, literal, pos) >= 0:
-                    found = True
+                if item.kind == AHEAD:
+                    found = self.literal_end(run, literal, pos) >= 0
+                else:
+                    at = self.literal_start(run, literal, pos)
+                    found = at >= 0 and self.literal_end(run, literal, at) == pos
+                if found:
                     break
-            if found == <bint> item.least:  # least: 1 for a negative lookahead
+            if found == <bint> item.least:  # least: 1 for a negative lookaround
                 return FAILED
-            return self.match(run, k + 1, last, pos)
+            return self.match(run, k + 1, last, pos, up)
         if item.kind == ASSERT:
             if item.least == START:
                 found = pos == 0
+            elif item.least == TEXT_END:
+                found = pos == run.n
             else:
                 found = self.word_boundary(run, item.arg, pos) == (item.least == WORD_BOUNDARY)
-            return self.match(run, k + 1, last, pos) if found else FAILED
+            return self.match(run, k + 1, last, pos, up) if found else FAILED
         if item.kind == GROUP:
             for literal in range(self.group_starts[item.arg], self.group_starts[item.arg + 1]):
                 end = self.literal_end(run, literal, pos)
                 if end >= 0:
-                    end = self.match(run, k + 1, last, end)
+                    end = self.match(run, k + 1, last, end, up)
                     if end != FAILED:
                         return end
-            return self.match(run, k + 1, last, pos) if item.least == 0 else FAILED
+            return self.match(run, k + 1, last, pos, up) if item.least == 0 else FAILED
+        if item.kind == REPEAT:
+            if item.mode != POSSESSIVE:
+                return self.repeat(run, k, last, pos, up, 0)
+            # Possessive: the greedy way's end (the item alone, nothing after it), never given back.
+            end = self.repeat(run, k, k + 1, pos, NULL, 0)
+            return self.match(run, k + 1, last, end, up) if end >= 0 else end
         if item.mode == LAZY:
-            return self.lazy_run(run, k, last, pos)
+            return self.lazy_run(run, k, last, pos, up)
         # RUN: its longest, then (unless possessive) one character fewer at a time, stepping
         # back over UTF-8 (a continuation byte is 10xxxxxx).
         at, count = pos, 0
@@ -194,20 +246,52 @@ cdef class ClassRunsMatcher:
         if count < item.least:
             return FAILED
         while True:
-            end = self.match(run, k + 1, last, at)
+            end = self.match(run, k + 1, last, at, up)
             if end != FAILED or item.mode == POSSESSIVE or count == item.least:
                 return end
             count -= 1
             at = unit_start(run.s, at, pos)
 
-    cdef int64_t lazy_run(self, Run* run, int k, int last, int64_t pos) noexcept nogil:
+    cdef int64_t repeat(self, Run* run, int k, int last, int64_t pos, const Iteration* up,
+                        int64_t count) noexcept nogil:
+        """match() of a REPEAT item items[k] after `count` iterations: another iteration (each
+        alternative of its sub-program in turn, followed by the item's next iteration) then what
+        follows the item, or (lazy) the other way round. Every iteration takes a character (the
+        compiler refuses an alternative that can match nothing), so this ends."""
+        cdef Item item = self.items[k]
+        cdef Iteration next_iteration = Iteration(k, last, count + 1, up)
+        cdef int64_t end = FAILED, frames
+        cdef int a
+        if item.mode == LAZY and count >= item.least:
+            end = self.match(run, k + 1, last, pos, up)
+            if end != FAILED:
+                return end
+        if count < item.most:
+            for a in range(self.sub_starts[item.arg], self.sub_starts[item.arg + 1]):
+                frames = self.alternative_starts[a + 1] - self.alternative_starts[a] + 2
+                run.open_frames += frames
+                if run.open_frames > MAX_OPEN_FRAMES:
+                    run.budget = -1
+                    return OVER_BUDGET
+                end = self.match(run, self.alternative_starts[a], self.alternative_starts[a + 1], pos,
+                                 &next_iteration)
+                run.open_frames -= frames
+                if end != FAILED:
+                    break
+            if end != FAILED:
+                return end
+        if item.mode != LAZY and count >= item.least:
+            return self.match(run, k + 1, last, pos, up)
+        return FAILED
+
+    cdef int64_t lazy_run(self, Run* run, int k, int last, int64_t pos, const Iteration* up) noexcept nogil:
         """match() of a lazy run items[k]: its least count, then one character more at a time."""
         cdef Item item = self.items[k]
         cdef int64_t count = 0, end
         cdef uint32_t code
         while True:
             if count >= item.least:
-                end = self.match(run, k + 1, last, pos)
+                end = self.match(run, k + 1, last, pos, up)
                 if end != FAILED or count == item.most:
                     return end
             if pos >= run.n:
@@ -224,10 +308,10 @@ cdef class ClassRunsMatcher:
         cdef int64_t end
         cdef uint32_t code
         unit_end(run.s, pos, run.n, False, &code)
-        for a in range(self.alternative_starts.size() - 1):
+        for a in range(self.first_classes.size()):  # the pattern's alternatives
             if not self.member(self.first_classes[a], code):
                 continue  # a cheap test first: most alternatives fail at their first character
-            end = self.match(run, self.alternative_starts[a], self.alternative_starts[a + 1], pos)
+            end = self.match(run, self.alternative_starts[a], self.alternative_starts[a + 1], pos, NULL)
             if end != FAILED:
                 return end  # never pos: no alternative matches nothing (the compiler refuses one)
         return FAILED
@@ -241,7 +325,7 @@ cdef class ClassRunsMatcher:
         cdef uint32_t code
         cdef vector[int64_t] offsets
         cdef Run run
-        run.s, run.n, run.budget = s, n, STEPS_PER_CALL + STEPS_PER_BYTE * n
+        run.s, run.n, run.budget, run.open_frames = s, n, STEPS_PER_CALL + STEPS_PER_BYTE * n, 0
         with nogil:
             while p < n:
                 end = self.piece_end(&run, p)
@@ -275,7 +359,7 @@ cdef class ClassRunsMatcher:
         cdef vector[int64_t] ends
         cdef Run run
         cdef bint ok = True, whole = chunk_ends is None
-        run.budget = STEPS_PER_CALL + STEPS_PER_BYTE * n
+        run.budget, run.open_frames = STEPS_PER_CALL + STEPS_PER_BYTE * n, 0
         if whole:
             chunks = 1
         else:

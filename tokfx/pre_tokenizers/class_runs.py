@@ -5,20 +5,28 @@ The shape: alternatives (`|`) of items, each item one of
 - a one-character atom (a `[...]` class, `\\p{..}`, `\\P{..}`, `\\s`, `\\d`, `\\w` and their negations,
   `.`, an escaped or plain literal) with an optional quantifier (`?`, `*`, `+`, `{m}`, `{m,}`,
   `{m,n}`, `{,n}`), greedy, possessive or lazy;
-- a group `(?:...)` or `(?i:...)` of literal alternatives (`(?i:'s|'t|'re)`), optionally `?`;
-- a lookahead `(?!...)` or `(?=...)` of literal alternatives (`(?!\\S)`, `(?= \\S)`);
+- a group `(?:...)`, `(?i:...)` or `(...)` (capturing: the pieces are whole matches) whose
+  alternatives are sequences of items (runs, literals, groups, assertions, up to MAX_DEPTH deep),
+  with a quantifier as a run's (`(?:\\p{L}\\p{M}*)+`, `(?:,\\d{3})*`, `(?:[^\\S\\n]*\\n)+?`): a
+  REPEAT item, or, when its alternatives are literals once or optional (`(?i:'s|'t|'re)`), a
+  GROUP item (one step a literal);
+- a lookahead `(?!...)`, `(?=...)` or lookbehind `(?<!...)`, `(?<=...)` of literal alternatives
+  (`(?!\\S)`, `(?= \\S)`, `(?<=\\d)`, `(?<!'s|'t)`);
 - `$` (the end of the text, or before a final newline, as `regex` reads it without MULTILINE);
-- an assertion `\\b`, `\\B` (a word boundary: `\\w` on one side only, `\\w` asked of `regex`) or
-  `^`, `\\A` (the start of the text, as `regex` reads `^` without MULTILINE).
-Anything else (inline flags, nested or quantified groups, lazy groups, `\\Z`, backrefs,
-an alternative that can match nothing...) is not this shape: `compile_class_runs` returns None and
-the pattern runs in `regex`, as before.
+- an assertion `\\b`, `\\B` (a word boundary: `\\w` on one side only, `\\w` asked of `regex`),
+  `^`, `\\A` (the start of the text, as `regex` reads `^` without MULTILINE) or `\\Z`, `\\z` (the
+  very end of the text, as `regex` reads both).
+Every alternative, of the pattern or of a group, must take a character (so no iteration of a
+group is empty: nothing to guard, where `regex` has rules for an empty iteration). Anything else
+(inline flags, an alternative that can match nothing, a lookaround of more than literals,
+backrefs, atomic or named groups...) is not this shape: `compile_class_runs` returns
+None and the pattern runs in `regex`, as before.
 
 Each atom is a set of code points asked of `regex` itself (the atom alone, inside `(?i:...)` in a
 case-insensitive group): the Unicode tables are regex's whatever its version, so the compiled
 form cannot disagree with it on which characters a class holds. Matching is a backtracking
-search that tries the alternatives in order and each greedy run from its longest, as `regex`
-does; `twin_ends` is its pure-Python twin, and the tests compare both with `regex.findall`.
+search that tries the alternatives in order, each greedy run from its longest and each greedy
+group's next iteration before what follows it (lazy: the other way round), as `regex` does; `twin_ends` is its pure-Python twin, and the tests compare both with `regex.findall`.
 """
 from __future__ import annotations
 
@@ -29,11 +37,14 @@ import regex
 
 from tokfx.normalizers.code_point_sets import code_point_bitmap
 
-RUN, AHEAD, END, GROUP, ASSERT = range(5)  # item kinds (the native matcher's enum)
-GREEDY, POSSESSIVE, LAZY = range(3)  # how a run takes its characters
-START, WORD_BOUNDARY, NOT_WORD_BOUNDARY = range(3)  # what an ASSERT item asserts
-_ASSERTIONS = {"^": START, "\\A": START, "\\b": WORD_BOUNDARY, "\\B": NOT_WORD_BOUNDARY}
+RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND = range(7)  # item kinds (the native matcher's enum)
+GREEDY, POSSESSIVE, LAZY = range(3)  # how a run or a repeated group takes its characters
+START, WORD_BOUNDARY, NOT_WORD_BOUNDARY, TEXT_END = range(4)  # what an ASSERT item asserts
+# `\Z` is the very end in `regex` (not before a final newline, as `$` also is).
+_ASSERTIONS = {"^": START, "\\A": START, "\\b": WORD_BOUNDARY, "\\B": NOT_WORD_BOUNDARY, "\\Z": TEXT_END,
+               "\\z": TEXT_END}
 UNBOUNDED = 2**62
+MAX_DEPTH = 16  # groups inside groups: deeper is left to regex (the compiler recurses per level)
 MAX_CLASSES = 64  # distinct atoms: each costs a pass of `regex` over every code point on load
 MAX_ALTERNATIVES = 64  # each costs the native matcher a first-character bitmap (139 KB)
 _ESCAPED_CLASSES = frozenset("sSdDwW")
@@ -41,6 +52,9 @@ _CONTROL_ESCAPES = frozenset("afnrtv")
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 _SPECIAL = frozenset(".^$*+?{}[]()|\\")
 _QUANTIFIER = regex.compile(r"(?:([?*+])|\{(\d*)(,?)(\d*)\})([+?]?)")
+
+
+Item = tuple[int, int, int, int, int]
 
 
 class NotClassRuns(Exception):
@@ -51,13 +65,16 @@ class NotClassRuns(Exception):
 class ClassRuns:
     """A compiled pattern: `classes` are bitmaps over code points (tokfx.normalizers.code_point_sets);
     an item is (kind, argument, least, most, mode): RUN (class index, repeats, GREEDY, POSSESSIVE
-    or LAZY), AHEAD (group index, least=1 for a negative lookahead), END, GROUP (group index,
-    least 0 or 1), ASSERT (the class index of `\\w`, least=START, WORD_BOUNDARY or NOT_WORD_BOUNDARY);
-    a group is its literal alternatives, each a tuple of class indices."""
+    or LAZY), AHEAD and BEHIND (group index, least=1 for a negative lookaround), END, GROUP
+    (group index, least 0 or 1), ASSERT (the class index of `\\w` for a word boundary, least=START,
+    WORD_BOUNDARY, NOT_WORD_BOUNDARY or TEXT_END), REPEAT (sub-program index, iterations, mode);
+    a group is its literal alternatives, each a tuple of class indices; a sub-program is
+    alternatives of items, as the pattern's own."""
     pattern: str
     classes: tuple[bytes, ...]
-    alternatives: tuple[tuple[tuple[int, int, int, int, int], ...], ...]
+    alternatives: tuple[tuple[Item, ...], ...]
     groups: tuple[tuple[tuple[int, ...], ...], ...]
+    subs: tuple[tuple[tuple[Item, ...], ...], ...]
 
 
 @lru_cache(maxsize=256)
@@ -122,6 +139,7 @@ class _Compiler:
         self.pattern = pattern
         self.classes: dict[tuple[str, bool], int] = {}
         self.groups: list[tuple[tuple[int, ...], ...]] = []
+        self.subs: list[tuple[tuple[Item, ...], ...]] = []
 
     def class_index(self, atom: str, ignore_case: bool = False) -> int:
         key = (atom, ignore_case)
@@ -136,24 +154,21 @@ class _Compiler:
         end = _atom_end(self.pattern, i)
         return self.class_index(self.pattern[i:end], ignore_case), end
 
-    def group(self, i: int, ignore_case: bool) -> tuple[int, int]:
-        """(group index, end) of the literal alternatives from i to the closing parenthesis."""
-        literals, literal = [], []
-        while i < len(self.pattern) and self.pattern[i] != ")":
-            if self.pattern[i] == "|":
-                literals.append(tuple(literal))
-                literal = []
-                i += 1
-                continue
-            index, i = self.atom(i, ignore_case)
-            literal.append(index)
+    def group(self, i: int, ignore_case: bool, depth: int) -> tuple[tuple[tuple[Item, ...], ...], int]:
+        """(alternatives, end) of the group whose contents start at i, up to its closing parenthesis."""
+        if depth == MAX_DEPTH:
+            raise NotClassRuns
+        alternatives, i = self.alternatives(i, ignore_case, depth + 1)
         if i == len(self.pattern):
             raise NotClassRuns
-        literals.append(tuple(literal))
-        if not all(literals):
-            raise NotClassRuns  # an empty alternative: the group may match nothing
-        self.groups.append(tuple(literals))
-        return len(self.groups) - 1, i + 1
+        return alternatives, i + 1
+
+    def literal_group(self, alternatives: tuple[tuple[Item, ...], ...]) -> int | None:
+        """The index of the alternatives as a literal group (each item one character, once), or None."""
+        if not all(kind == RUN and least == most == 1 for items in alternatives for kind, _, least, most, _ in items):
+            return None
+        self.groups.append(tuple(tuple(arg for _, arg, _, _, _ in items) for items in alternatives))
+        return len(self.groups) - 1
 
     def quantifier(self, i: int) -> tuple[int, int, int, int]:
         """(least, most, mode, end) of the quantifier at i (1, 1, GREEDY, i if none)."""
@@ -168,56 +183,73 @@ class _Compiler:
         else:
             least = int(low or 0)
             most = (int(high) if high else UNBOUNDED) if comma else least
+        if least > most:
+            raise NotClassRuns
         return least, most, {"": GREEDY, "+": POSSESSIVE, "?": LAZY}[mode], found.end()
 
-    def alternative(self, i: int) -> tuple[tuple[tuple[int, int, int, int, int], ...], int]:
-        """The items from i to the next top-level `|` (or the end), and where they stop."""
+    def alternative(self, i: int, ignore_case: bool, depth: int) -> tuple[tuple[Item, ...], int]:
+        """The items from i to the next `|` or `)` of this level (or the end), and where they stop."""
         items = []
         pattern = self.pattern
-        while i < len(pattern) and pattern[i] != "|":
+        while i < len(pattern) and pattern[i] not in "|)":
             if pattern.startswith("$", i):
                 items.append((END, 0, 0, 0, 0))
                 i += 1
             elif (assertion := _ASSERTIONS.get(pattern[i:i + 2] if pattern[i] == "\\" else pattern[i])) is not None:
-                items.append((ASSERT, self.class_index(r"\w"), assertion, 0, 0))
+                word = self.class_index(r"\w") if assertion in (WORD_BOUNDARY, NOT_WORD_BOUNDARY) else 0
+                items.append((ASSERT, word, assertion, 0, 0))
                 i += 1 if pattern[i] == "^" else 2
-            elif pattern.startswith(("(?!", "(?="), i):
-                index, end = self.group(i + 3, False)
-                items.append((AHEAD, index, int(pattern[i + 2] == "!"), 0, 0))
+            elif pattern.startswith(("(?!", "(?=", "(?<!", "(?<="), i):
+                behind = pattern[i + 2] == "<"
+                alternatives, end = self.group(i + (4 if behind else 3), ignore_case, depth)
+                index = self.literal_group(alternatives)
+                if index is None:
+                    raise NotClassRuns  # a lookaround of more than literals
+                items.append((BEHIND if behind else AHEAD, index, int(pattern[i + 2 + behind] == "!"), 0, 0))
                 i = end
-            elif pattern.startswith(("(?:", "(?i:"), i):
-                ignore_case = pattern[i + 2] == "i"
-                index, i = self.group(i + (4 if ignore_case else 3), ignore_case)
+            elif pattern.startswith(("(?:", "(?i:"), i) or (pattern[i] == "(" and not pattern.startswith("(?", i)):
+                # A capturing group matches as a non-capturing one: the pieces are whole matches.
+                opening = 4 if pattern.startswith("(?i:", i) else 3 if pattern.startswith("(?:", i) else 1
+                alternatives, i = self.group(i + opening, ignore_case or opening == 4, depth)
                 least, most, mode, i = self.quantifier(i)
-                if most != 1 or mode != GREEDY:
-                    raise NotClassRuns
-                items.append((GROUP, index, least, 1, 0))
+                # Literals, once or optional (contractions, `'(?:[sdmt]|ll|ve|re)`): one step a
+                # literal where a REPEAT would take one a character.
+                index = self.literal_group(alternatives) if most == 1 and mode == GREEDY else None
+                if index is not None:
+                    items.append((GROUP, index, least, 1, 0))
+                else:
+                    self.subs.append(alternatives)
+                    items.append((REPEAT, len(self.subs) - 1, least, most, mode))
                 continue
             else:
-                index, i = self.atom(i)
+                index, i = self.atom(i, ignore_case)
                 least, most, mode, i = self.quantifier(i)
-                if least > most:
-                    raise NotClassRuns
                 items.append((RUN, index, least, most, mode))
                 continue
             if _QUANTIFIER.match(pattern, i):  # a quantified lookahead, end or assertion
                 raise NotClassRuns
-        if all(kind in (AHEAD, END, ASSERT) or least == 0 for kind, _, least, _, _ in items):
-            raise NotClassRuns  # the alternative can match nothing
+        if not any(kind in (RUN, GROUP, REPEAT) and least > 0 for kind, _, least, _, _ in items):
+            raise NotClassRuns  # the alternative can match nothing (so no iteration of a group can)
         return tuple(items), i
 
-    def compile(self) -> ClassRuns:
-        alternatives, i = [], 0
+    def alternatives(self, i: int, ignore_case: bool, depth: int) -> tuple[tuple[tuple[Item, ...], ...], int]:
+        """The alternatives from i to the `)` that closes their level (or the end), and where they stop."""
+        alternatives = []
         while True:
-            items, i = self.alternative(i)
+            items, i = self.alternative(i, ignore_case, depth)
             alternatives.append(items)
             if len(alternatives) > MAX_ALTERNATIVES:
                 raise NotClassRuns
-            if i == len(self.pattern):
-                break
+            if i == len(self.pattern) or self.pattern[i] == ")":
+                return tuple(alternatives), i
             i += 1  # the `|`
+
+    def compile(self) -> ClassRuns:
+        alternatives, i = self.alternatives(0, False, 0)
+        if i != len(self.pattern):
+            raise NotClassRuns  # a `)` that closes nothing
         classes = tuple(_class_bitmap(atom, ignore_case) for atom, ignore_case in self.classes)
-        return ClassRuns(self.pattern, classes, tuple(alternatives), tuple(self.groups))
+        return ClassRuns(self.pattern, classes, alternatives, tuple(self.groups), tuple(self.subs))
 
 
 def compile_class_runs(pattern: str) -> ClassRuns | None:
@@ -237,49 +269,74 @@ def _member(bitmap: bytes, char: str) -> bool:
 def twin_ends(program: ClassRuns, text: str) -> list[int] | None:
     """The pure-Python twin of tokfx._class_runs: the ends (in characters) of the pieces
     `regex.findall(program.pattern, text)` gives; None where a character starts no match (the
-    pattern does not cover the text: the caller asks `regex` for its error)."""
-    n, classes, groups = len(text), program.classes, program.groups
+    pattern does not cover the text: the caller asks `regex` for its error).
+
+    `match` tries items[k:] at pos, then `then` (what follows them: the rest of the enclosing
+    sequence, or the next iteration of a group) from where they end; the first end found is
+    regex's, as both try the ways in the same order."""
+    n, classes, groups, subs = len(text), program.classes, program.groups, program.subs
 
     def at(literal: tuple[int, ...], pos: int) -> bool:
-        return pos + len(literal) <= n and all(_member(classes[c], text[pos + j]) for j, c in enumerate(literal))
+        return 0 <= pos and pos + len(literal) <= n and all(_member(classes[c], text[pos + j]) for j, c in enumerate(literal))
 
-    def match(items, k: int, pos: int) -> int:
+    def first(ways) -> int:
+        """The end of the first way (a callable) that matches, or -1."""
+        return next((end for way in ways if (end := way()) >= 0), -1)
+
+    def repeat(item: Item, count: int, pos: int, then) -> int:
+        """A REPEAT item after `count` iterations, at pos: one more iteration or what follows,
+        in the order of its mode (every iteration takes a character: the compiler sees to it)."""
+        _, arg, least, most, mode = item
+
+        def again() -> int:
+            if count == most:
+                return -1
+            return first(lambda items=items: match(items, 0, pos, lambda end: repeat(item, count + 1, end, then))
+                         for items in subs[arg])
+
+        def stop() -> int:
+            return then(pos) if count >= least else -1
+        return first((stop, again) if mode == LAZY else (again, stop))
+
+    def match(items, k: int, pos: int, then) -> int:
         if k == len(items):
-            return pos
+            return then(pos)
         kind, arg, least, most, mode = items[k]
+
+        def rest(end: int) -> int:
+            return match(items, k + 1, end, then)
         if kind == END:
-            return match(items, k + 1, pos) if pos == n or (pos == n - 1 and text[pos] == "\n") else -1
-        if kind == AHEAD:
-            found = any(at(literal, pos) for literal in groups[arg])
-            return match(items, k + 1, pos) if found != bool(least) else -1
+            return rest(pos) if pos == n or (pos == n - 1 and text[pos] == "\n") else -1
+        if kind in (AHEAD, BEHIND):
+            found = any(at(literal, pos - len(literal) if kind == BEHIND else pos) for literal in groups[arg])
+            return rest(pos) if found != bool(least) else -1
         if kind == ASSERT:
             if least == START:
                 holds = pos == 0
+            elif least == TEXT_END:
+                holds = pos == n
             else:  # a word boundary: a word character on one side only
                 word = classes[arg]
                 before = pos > 0 and _member(word, text[pos - 1])
                 holds = (before != (pos < n and _member(word, text[pos]))) == (least == WORD_BOUNDARY)
-            return match(items, k + 1, pos) if holds else -1
+            return rest(pos) if holds else -1
         if kind == GROUP:
-            for literal in groups[arg]:
-                if at(literal, pos):
-                    end = match(items, k + 1, pos + len(literal))
-                    if end >= 0:
-                        return end
-            return match(items, k + 1, pos) if least == 0 else -1
+            return first([lambda literal=literal: rest(pos + len(literal)) if at(literal, pos) else -1
+                          for literal in groups[arg]] + ([lambda: rest(pos)] if least == 0 else []))
+        if kind == REPEAT:
+            if mode == POSSESSIVE:  # the greedy way's end, never given back
+                end = repeat(items[k], 0, pos, lambda end: end)
+                return rest(end) if end >= 0 else -1
+            return repeat(items[k], 0, pos, rest)
         count = 0
         while count < most and pos + count < n and _member(classes[arg], text[pos + count]):
             count += 1
         tries = {GREEDY: range(count, least - 1, -1), POSSESSIVE: [count], LAZY: range(least, count + 1)}[mode]
-        for taken in tries if count >= least else ():
-            end = match(items, k + 1, pos + taken)
-            if end >= 0:
-                return end
-        return -1
+        return first(lambda taken=taken: rest(pos + taken) for taken in (tries if count >= least else ()))
 
     ends, pos = [], 0
     while pos < n:
-        end = next((end for items in program.alternatives if (end := match(items, 0, pos)) > pos), None)
+        end = next((end for items in program.alternatives if (end := match(items, 0, pos, lambda end: end)) > pos), None)
         if end is None:
             return None
         ends.append(end)
