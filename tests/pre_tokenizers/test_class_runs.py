@@ -44,7 +44,7 @@ PATTERNS_UNDER_TEST = {
     # Groups of sequences, quantified (greedy, lazy, possessive, counted), nested, capturing;
     # `\Z`, `\z`.
     "groups": r"""'(?:[sdmt]|ll|ve|re)|[a-z]+(?:'[a-z]+)?|(?:\p{L}\p{M}*)+|(?:\d{1,3})(?:,\d{3})*|(?:\s*\n)+|\s+|.""",
-    "lookbehind": r"""(?<=\p{N})\p{L}+|(?<![\p{L}'])'(?:s|t|ll)|(?<=\s)\p{L}+|\p{L}+|(?<!\s)\s+|\s|.""",
+    "lookbehind": r"""(?<=\p{L}')\p{L}|(?<=\p{N})\p{L}+|(?<![\p{L}'])'(?:s|t|ll)|(?<=\s)\p{L}+|\p{L}+|(?<!\s)\s+|\s|.""",
     "nested-groups": r"""(?i:(?:th|a(?:b|c)+)+?e)|(?:\p{N}(?:[.,]\p{N}+)?){2,3}|(?:[^\s\w]\s?){1,4}+|\s+\Z|\s\z|(\s)|.""",
 }
 
