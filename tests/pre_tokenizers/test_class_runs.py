@@ -48,11 +48,12 @@ PATTERNS_UNDER_TEST = {
     "nested-groups": r"""(?i:(?:th|a(?:b|c)+)+?e)|(?:\p{N}(?:[.,]\p{N}+)?){2,3}|(?:[^\s\w]\s?){1,4}+|\s+\Z|\s\z|(\s)|.""",
     # Lookarounds of runs and groups (numbers cut in threes from the right; a lookbehind of
     # alternatives of several widths, one of them with `^`; lookaheads that may match nothing).
-    "lookaround": r"""\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|(?<=\p{N}[.,]?)\p{L}+|\p{L}+(?=\s*[.!?])|(?<!\p{L}\p{M}?)'\p{L}+|(?<=\s\p{Lu}|^\p{Lu}|(?:ab){2})\p{Ll}+|\p{L}+|(?=\s+\n)\s|\s+(?=\s*\S|$)|(?<![a-z]{1,3})\s|(?!(?:\p{L}|')?$)\s|.""",
-    # Atomic groups (once, quantified, their alternatives' first way only), named groups.
-    "atomic-named": r"""(?>\p{L}+|\p{N})'?|(?P<num>\p{N}{2})+|(?<sp> )(?>\p{L}+)(?!\p{L})|(?>a|ab)c|(?>[^\s\w]+?)\p{P}?|(?>\s+)(?<!\n)|(?>\s|x)++|.""",
+    "lookaround": r"""\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|(?<=\p{N}[.,]?)\p{L}+\s?|\p{Lu}(?=\p{Ll}{2,}\b)|(?<=\s\p{Lu}|^\p{Lu}|(?:ab){2})\p{Ll}+\s*|\p{L}+(?=\s*[.!?])\s*|(?<!\p{L}\p{M}?)'\p{L}+|\p{L}+|(?=\s+\n)\s|(?<![a-z]{2}\p{N}?)\s\s|(?!(?:\p{L}|')?$)\s\S?|\s+|.""",
+    # Atomic groups (once, quantified, their alternatives' first way only, never given back to
+    # what follows), named groups.
+    "atomic-named": r"""(?>\p{L}+)\p{L}|(?>a|ab)c|(?>\p{L}+|\p{N})'?|(?P<num>\p{N}{2})+|(?<sp> )(?>\p{L}+)(?!\p{L})|(?>[^\s\w]+?)\p{P}?|(?>\s+)(?<!\n)|(?>\s|x)++|.""",
     # Flags for the whole pattern, and flags of a group that turn one off or `s` on.
-    "flags": r"""(?i)(?:'s|'t|'re)|(?-i:[A-Z])[a-z]+|\p{L}+|(?s:.)\n?|\s""",
+    "flags": r"""(?i)(?:'s|'t|'re)|(?-i:[A-Z])[a-z]|\p{L}+|(?s:.)\n?|\s""",
 }
 
 
@@ -117,6 +118,51 @@ def test_edge_cases(name, text, compiled):
     assert_same_ends(name, text, compiled)
 
 
+# Lookarounds of more than literals, atomic and named groups, flags: each pattern on a text where
+# a matcher that got the construct wrong (a lookbehind whose way ends past where it stands, one
+# start too few, an atomic group that gives characters back or tries its next alternative, a
+# flag not turned off...) finds other pieces than regex.
+NEW_SHAPE_CASES = [
+    (r"(?<=\p{L}{2})\p{L}+|\s|.", "ab cde f"),
+    (r"(?<!\p{N}{2})\p{N}+|\s|.", "12 345 6"),
+    (r"(?<=a\p{N}?)b\w*|\s|.", "ab a1b a12b xb"),
+    (r"(?<=^\s?)\w+|\s|.", " ab cd"),
+    (r"(?<=(?:ab|c){2})\w+|\s|.", "abcx ccx abab x"),
+    (r"(?<=\p{L}{1,3}?)\p{N}+\w|\s|.", "abc12 x1y 9z"),
+    (r"(?<=\b\w{3})\w+|\w|\s|.", "abcdef ab abcd"),
+    (r"(?<!\s|^)\w+|\s|.", "ab cd e"),
+    (r"\d{1,3}(?=(?:\d{3})*(?!\d))|\s|.", "1 12 123 1234 1234567 12345678"),
+    (r"\w+(?=\s*[.!?])|\w|\s|.", "hi . ok ! no"),
+    (r"(?!\s*\n)\s+|\s|.", "  \n   x\t\n"),
+    (r"\w(?=|x)\w|\s|.", "ab c"),
+    (r"(?!)a|(?=)b|\s|.", "ab"),
+    (r"(?=(?<=a)b)\w+|\s|.", "ab b abc"),
+    (r"(?>a|ab)c|(?>\w+)\w|\w|\s|.", "abc ac ab"),
+    (r"(?>\s+)(?<!\n)|\s|.", "  \n  x"),
+    (r"(?>a+?)a|\w|\s", "aaa"),
+    (r"(?>\w)+x|\w+|\s|.", "abx ab"),
+    (r"(?>\w+){2}|\w|\s", "abc d"),
+    (r"(?P<a>\w)(?<b>\d)+|\w+|\s", "a12 bc"),
+    (r"(?i)ab|(?-i:c)d|\w|\s", "AB Cd cD CD"),
+    (r"(?s).+|x", "a\nb"),
+    (r"(?s:.)\n|.|\n", "a\n\n\nb"),
+    (r"(?i:(?-i:a)b)+|\w|\s", "aBaB AB ab"),
+]
+
+
+@pytest.mark.parametrize("pattern, text", NEW_SHAPE_CASES)
+def test_new_shapes_on_their_edge_cases(pattern, text):
+    program = compile_class_runs(pattern)
+    assert program is not None
+    matcher = ClassRunsMatcher(program)
+    expected = [m.span() for m in regex.finditer(pattern, text)]
+    assert matcher.spans(text.encode("utf-8")) == expected
+    ends = regex_ends(pattern, text)
+    assert twin_ends(program, text) == ends
+    native = matcher.piece_ends(text.encode("utf-8"))
+    assert (None if native is None else [len(text.encode()[:e].decode()) for e in native]) == ends
+
+
 fuzzed_text = st.lists(
     st.one_of(st.sampled_from(FRAGMENTS + ["A\u00e9\u00e9", "\U0001F600\U0001F600", "]\\[^-", "...", "x1",
                                            "abcdefg1", "word. ", "x x", "  \n "]),
@@ -163,9 +209,13 @@ def _lookaround(inner):
 # An item: a run, an assertion or lookaround, a group of them (nested up to 2 deep).
 _ITEM = st.recursive(st.one_of(_RUN, _ASSERTION), lambda inner: st.one_of(_group(inner), _lookaround(inner)),
                      max_leaves=4)
-# An alternative: often an assertion, a run, more items, often an assertion or lookahead; or
-# items; or a group first (most of them match something only when their start does).
-_ALTERNATIVE = st.tuples(st.sampled_from(["", r"\b", r"\B", "^", r"\A", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)"]), _RUN, st.lists(_ITEM, max_size=2).map("".join),
+# An alternative: often an assertion or lookaround, a run, more items, often an assertion or
+# lookahead; or items; or a group first (most of them match something only when their start
+# does). A lookaround first decides whether the alternative's piece is taken at all, where a
+# wrong answer shows.
+_ALTERNATIVE = st.tuples(st.one_of(st.sampled_from(["", r"\b", r"\B", "^", r"\A", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)"]),
+                                   _lookaround(st.one_of(_RUN, _ASSERTION))),
+                         _RUN, st.lists(_ITEM, max_size=2).map("".join),
                          st.sampled_from(["", r"\b", r"\B", "$", r"\Z", r"(?!\S)"])).map("".join)
 random_pattern = st.tuples(
     st.sampled_from(["", "", "", "(?i)", "(?s)"]),  # flags for the whole pattern
@@ -307,3 +357,11 @@ def test_a_piece_of_many_iterations_runs_in_regex_within_a_small_stack():
         threading.stack_size(previous)
     assert found == [(None, regex.findall(pattern, text))]
     assert twin_ends(compile_class_runs(pattern), "a " * 20 + "b!") == [41, 42]
+
+
+@pytest.mark.parametrize("pattern", [r"\p{L}+(?=\p{L}*\p{L}*\p{L}*!)|[\s\S]", r"(?:\p{L}(?=\p{L}*\p{L}*!))+|[\s\S]",
+                                     r"(?<=\p{L}{0,16}\p{L}{0,16})x|(?<!\p{L}?\p{L}?\p{L}?\p{L}?\p{L}?!)\p{L}|[\s\S]"])
+def test_a_lookaround_that_backtracks_badly_runs_in_regex_past_the_step_budget(pattern):
+    text = "a" * 300 + "?"  # no "!": each lookaround backtracks over the letters after it
+    assert ClassRunsMatcher(compile_class_runs(pattern)).piece_ends(text.encode()) is None  # over budget
+    assert UserPattern(pattern).findall(text) == regex.findall(pattern, text)  # regex's pieces
