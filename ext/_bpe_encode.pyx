@@ -178,7 +178,8 @@ cdef class BPEEncoder:
         self._unknown_id = self._symbol_ids[self._map.unknown] if self._map.unknown >= 0 else -1
 
     def join_runs_of(self, int32_t token_id):
-        """From now on encode_pieces writes each run of token_id as one (tokfx.segmenters.unknown_runs)."""
+        """From now on encode_pieces and encode_piece write each run of token_id as one
+        (tokfx.segmenters.unknown_runs)."""
         self._joined = _checked_id(token_id)
 
     cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
@@ -204,6 +205,8 @@ cdef class BPEEncoder:
         """The ids of one pre-token."""
         self._out.clear()
         self._encode_into_out(<const unsigned char*>PyBytes_AS_STRING(piece), PyBytes_GET_SIZE(piece))
+        if self._joined >= 0:
+            join_runs(&self._out, self._joined)
         return self._out_as_list()
 
     def encode_pieces(self, bytes data, const int64_t[::1] ends, bint as_array=False):
@@ -302,6 +305,7 @@ cdef class BPEEncoder:
         cdef int32_t code_point = 0, token
         cdef const int32_t* char_tokens = self._char_tokens.data()
         cdef Py_ssize_t char_limit = self._char_tokens.size()
+        cdef size_t start = self._out.size()
         self._symbols.clear()
         while i < size:
             length = utf8_char(piece + i, size - i, &code_point)
@@ -311,6 +315,13 @@ cdef class BPEEncoder:
                 token = self._unknown_id
                 if length == 0:  # not UTF-8: one unknown symbol per byte, as map_symbols
                     length = 1
+                if (token == self._joined and self._symbols.empty() and self._out.size() > start
+                        and self._out.back() == token):
+                    # join_runs_of here rather than in a pass over the ids (most of a Chinese
+                    # text is unknown to a model trained on English), within the piece: the
+                    # cache keeps the piece's own ids.
+                    i += length
+                    continue
             else:
                 if length == 0:  # not UTF-8: one byte at a time
                     length = 1
