@@ -120,9 +120,11 @@ cdef extern from *:
 
 cdef enum:
     FIRST_SLOTS = 64
-    # add_pretokens hashes a piece this many pieces before adding it: its slot is fetched at
-    # once, its entry half-way (once the slot is there). Reading JSON between two batches
-    # evicts the table (2^18 keys: 10 MB), and each lookup waited for two cache misses in turn.
+    # add_pretokens hashes a piece this many pieces before adding it, and update looks this
+    # many entries ahead: a key's slot is fetched then, its entry half-way (once the slot is
+    # there). Each lookup waited for two cache misses in turn: in a worker, reading JSON between
+    # two batches evicts the table (2^18 keys: 10 MB); the joins and sums of count files fill
+    # tables of millions of keys (bench/README.md, "Counting in one native pass").
     AHEAD = 16
 
 ctypedef struct Pending:  # a piece hashed, waiting to be added
@@ -235,6 +237,17 @@ cdef class CountTable:
             i = (i + 1) & self.mask
         return -1 - <Py_ssize_t> i
 
+    cdef inline void _fetch_slot(self, uint64_t h) noexcept nogil:
+        """Start fetching the first slot of a key hashed `h`, to be looked up AHEAD keys later."""
+        prefetch(self.slots.data() + (h & self.mask))
+
+    cdef inline void _fetch_entry(self, uint64_t h) noexcept nogil:
+        """Start fetching the entry that the key's first slot (fetched AHEAD // 2 keys ago) names:
+        where its lookup ends unless the key is new or collided. A stale slot (the table grew
+        since) only fetches an entry for nothing."""
+        cdef uint32_t slot = self.slots[h & self.mask]
+        prefetch(self.entries.data() + (slot - 1 if slot else 0))
+
     cdef int _add_key(self, const unsigned char* key, size_t length, const unsigned char* end,
                       int64_t count) except -1 nogil:
         """Add `count` to the key at `key` (its buffer ends at `end`)."""
@@ -327,7 +340,6 @@ cdef class CountTable:
         cdef Pending ring[AHEAD]
         cdef Pending* pending
         cdef size_t hashed = 0, added = 0
-        cdef uint32_t slot
         check_chunk_ends(chunk_ends, n)
         with nogil:
             for c in range(chunk_ends.shape[0]):
@@ -341,13 +353,10 @@ cdef class CountTable:
                     pending.key, pending.length = s + p, piece - p
                     pending.word = short_word(s + p, piece - p, s + n) if piece - p <= INLINE_KEY else 0
                     pending.hash = key_hash(s + p, piece - p, pending.word)
-                    prefetch(&self.slots[pending.hash & self.mask])
+                    self._fetch_slot(pending.hash)
                     hashed += 1
                     if hashed - added > AHEAD // 2:
-                        # (A slot that the lookup will not end at, or a stale one after the
-                        # table grew, only fetches an entry for nothing.)
-                        slot = self.slots[ring[(hashed - 1 - AHEAD // 2) % AHEAD].hash & self.mask]
-                        prefetch(self.entries.data() + (slot - 1 if slot else 0))
+                        self._fetch_entry(ring[(hashed - 1 - AHEAD // 2) % AHEAD].hash)
                     p = piece
                 start = end
             while added < hashed:
@@ -365,6 +374,10 @@ cdef class CountTable:
             table = other
             with nogil:
                 for e in range(table.entries.size()):
+                    if e + AHEAD < table.entries.size():
+                        self._fetch_slot(table.entries[e + AHEAD].hash)
+                    if e + AHEAD // 2 < table.entries.size():
+                        self._fetch_entry(table.entries[e + AHEAD // 2].hash)
                     self._add_entry_of(table, e)
         else:
             for key, count in other.items():
