@@ -17,10 +17,13 @@ from itertools import accumulate
 from cpython.array cimport array as c_array, clone
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItemWithError
+from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy
 from libcpp.vector cimport vector
+
+from piece_end cimport PIECE_END_CAPSULE, PieceEnd, check_chunk_ends, chunk_piece_end
 
 cdef extern from *:
     """
@@ -109,8 +112,27 @@ cdef extern from *:
     void sort_by_key(vector[uint32_t]& order, const KeyBefore& full) noexcept nogil
     void most_frequent_order(vector[uint32_t]& order, size_t k, const KeyBefore& full) noexcept nogil
 
+cdef extern from *:
+    """
+    #define count_table_prefetch(address) __builtin_prefetch(address)
+    """
+    void prefetch "count_table_prefetch"(const void* address) noexcept nogil
+
 cdef enum:
     FIRST_SLOTS = 64
+    # add_pretokens hashes a piece this many pieces before adding it, and update looks this
+    # many entries ahead: a key's slot is fetched then, its entry half-way (once the slot is
+    # there). Each lookup waited for two cache misses in turn: in a worker, reading JSON between
+    # two batches evicts the table (2^18 keys: 10 MB); the joins and sums of count files fill
+    # tables of millions of keys (bench/README.md, "Counting in one native pass").
+    AHEAD = 16
+
+ctypedef struct Pending:  # a piece hashed, waiting to be added
+    const unsigned char* key
+    size_t length
+    uint64_t hash
+    uint64_t word
+
 # Entry indices are uint32 slots (index + 1; 0 marks an empty slot).
 cdef size_t MAX_ENTRIES = 0xFFFFFFFEULL
 
@@ -215,6 +237,17 @@ cdef class CountTable:
             i = (i + 1) & self.mask
         return -1 - <Py_ssize_t> i
 
+    cdef inline void _fetch_slot(self, uint64_t h) noexcept nogil:
+        """Start fetching the first slot of a key hashed `h`, to be looked up AHEAD keys later."""
+        prefetch(self.slots.data() + (h & self.mask))
+
+    cdef inline void _fetch_entry(self, uint64_t h) noexcept nogil:
+        """Start fetching the entry that the key's first slot (fetched AHEAD // 2 keys ago) names:
+        where its lookup ends unless the key is new or collided. A stale slot (the table grew
+        since) only fetches an entry for nothing."""
+        cdef uint32_t slot = self.slots[h & self.mask]
+        prefetch(self.entries.data() + (slot - 1 if slot else 0))
+
     cdef int _add_key(self, const unsigned char* key, size_t length, const unsigned char* end,
                       int64_t count) except -1 nogil:
         """Add `count` to the key at `key` (its buffer ends at `end`)."""
@@ -295,6 +328,44 @@ cdef class CountTable:
                 self._add_key(s + start, end - start, s + n, 1)
                 start = end
 
+    def add_pretokens(self, bytes data not None, matcher not None, const int64_t[::1] chunk_ends not None):
+        """Add one occurrence of each piece that `matcher` (tokfx._pretokenize.matcher) finds in
+        the chunks data[:e0], data[e0:e1], ... of `chunk_ends` (increasing, the last len(data)),
+        each chunk split alone: add_pieces(data, piece_ends(data, name, chunk_ends)) without the
+        array of ends in between, and with the table's memory fetched ahead of each lookup
+        (bench/README.md, "Counting in one native pass")."""
+        cdef PieceEnd piece_end = <PieceEnd> PyCapsule_GetPointer(matcher, PIECE_END_CAPSULE)
+        cdef const unsigned char* s = bytes_data(data)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(data), c, p = 0, start = 0, end, piece
+        cdef Pending ring[AHEAD]
+        cdef Pending* pending
+        cdef size_t hashed = 0, added = 0
+        check_chunk_ends(chunk_ends, n)
+        with nogil:
+            for c in range(chunk_ends.shape[0]):
+                end = chunk_ends[c]
+                while p < end:
+                    piece = chunk_piece_end(piece_end, s, start, end, p)
+                    if hashed - added == AHEAD:
+                        self._add_pending(&ring[added % AHEAD])
+                        added += 1
+                    pending = &ring[hashed % AHEAD]
+                    pending.key, pending.length = s + p, piece - p
+                    pending.word = short_word(s + p, piece - p, s + n) if piece - p <= INLINE_KEY else 0
+                    pending.hash = key_hash(s + p, piece - p, pending.word)
+                    self._fetch_slot(pending.hash)
+                    hashed += 1
+                    if hashed - added > AHEAD // 2:
+                        self._fetch_entry(ring[(hashed - 1 - AHEAD // 2) % AHEAD].hash)
+                    p = piece
+                start = end
+            while added < hashed:
+                self._add_pending(&ring[added % AHEAD])
+                added += 1
+
+    cdef inline int _add_pending(self, const Pending* pending) except -1 nogil:
+        return self._add(pending.key, pending.length, pending.hash, pending.word, 1)
+
     def update(self, other):
         """Add the counts of another CountTable or of a {bytes: int} mapping."""
         cdef CountTable table
@@ -303,6 +374,10 @@ cdef class CountTable:
             table = other
             with nogil:
                 for e in range(table.entries.size()):
+                    if e + AHEAD < table.entries.size():
+                        self._fetch_slot(table.entries[e + AHEAD].hash)
+                    if e + AHEAD // 2 < table.entries.size():
+                        self._fetch_entry(table.entries[e + AHEAD // 2].hash)
                     self._add_entry_of(table, e)
         else:
             for key, count in other.items():

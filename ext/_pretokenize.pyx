@@ -16,11 +16,13 @@ import regex
 
 from cpython.array cimport array as c_array
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int64_t, uint16_t, uint32_t
 from libc.string cimport memchr
 from libcpp.vector cimport vector
 
 from id_list cimport int64s_as_array
+from piece_end cimport PIECE_END_CAPSULE, PieceEnd, check_chunk_ends, chunk_piece_end
 
 # ---------------------------------------------------------------------------------------------
 # Character classes: a two-stage table, code point >> 8 -> 256-entry block of class bits.
@@ -275,10 +277,9 @@ cdef inline Py_ssize_t contraction_end(const unsigned char* s, Py_ssize_t n, Py_
 
 
 # ---------------------------------------------------------------------------------------------
-# Matchers: (text, length, piece start) -> piece end. Each alternative's outcome is derived in
-# its comment; a piece never ends empty, and every character belongs to some piece.
-
-ctypedef Py_ssize_t (*PieceEnd)(const unsigned char*, Py_ssize_t, Py_ssize_t) noexcept nogil
+# Matchers (piece_end.PieceEnd): (text, length, piece start) -> piece end. Each alternative's
+# outcome is derived in its comment; a piece never ends empty, and every character belongs to
+# some piece.
 
 
 cdef Py_ssize_t gpt2_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
@@ -702,7 +703,7 @@ def piece_ends(bytes data not None, name, const int64_t[::1] chunk_ends=None):
     batch of texts (a call per short text costs more than its splitting)."""
     cdef PieceEnd piece_end = matcher_for(name)
     cdef const unsigned char* s = <const unsigned char*> PyBytes_AS_STRING(data)
-    cdef Py_ssize_t n = len(data), p = 0, start = 0, end = 0, c, chunks
+    cdef Py_ssize_t n = len(data), p = 0, start = 0, end, c
     cdef vector[int64_t] ends
     if chunk_ends is None:
         with nogil:
@@ -710,23 +711,21 @@ def piece_ends(bytes data not None, name, const int64_t[::1] chunk_ends=None):
                 p = piece_end(s, n, p)
                 ends.push_back(p)
     else:
-        chunks = chunk_ends.shape[0]
-        if (chunks == 0 and n != 0) or (chunks and chunk_ends[chunks - 1] != n):
-            raise ValueError("chunk_ends must end at len(data)")
+        check_chunk_ends(chunk_ends, n)
         with nogil:
-            for c in range(chunks):
+            for c in range(chunk_ends.shape[0]):
                 end = chunk_ends[c]
-                if end < start:
-                    break
-                # The matcher sees the chunk alone: its lookahead stops at the chunk's end and
-                # any look back at the chunk's start.
                 while p < end:
-                    p = start + piece_end(s + start, end - start, p - start)
+                    p = chunk_piece_end(piece_end, s, start, end, p)
                     ends.push_back(p)
                 start = end
-        if end < start:
-            raise ValueError("chunk_ends must not decrease")
     return int64s_as_array(ends)
+
+
+def matcher(name):
+    """The matcher of a built-in pattern, for CountTable.add_pretokens (tokfx._count_table): a
+    capsule of its piece_end.PieceEnd."""
+    return PyCapsule_New(<void*> matcher_for(name), PIECE_END_CAPSULE, NULL)
 
 
 def split(bytes data not None, name):

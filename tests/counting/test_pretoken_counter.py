@@ -27,20 +27,23 @@ def expected_counts(pretokenizer: PreTokenizer, texts: list[str]) -> Counter:
     return counts
 
 
-# A built-in pattern, the one that implies a normalizer, and a user regex (split in `regex`).
+# A built-in pattern, the one that implies a normalizer, and a user regex (split in `regex`);
+# into a dict, and into a CountTable (a built-in pattern's batches then go through
+# CountTable.add_pretokens).
 @pytest.mark.parametrize("pattern", ["gpt2", "sentencepiece", r"\s+|\S{1,3}"])
+@pytest.mark.parametrize("counts", [dict, CountTable])
 @settings(max_examples=100, deadline=None)
 @given(texts=texts, batch_bytes=st.integers(1, 40))
-def test_batches_count_what_each_text_holds(pattern, texts, batch_bytes):
+def test_batches_count_what_each_text_holds(pattern, counts, texts, batch_bytes):
     pretokenizer = PreTokenizer(pattern, SPECIALS)
     texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]  # no lone surrogates
-    counter = PretokenCounter(pretokenizer, {}, batch_bytes)
+    counter = PretokenCounter(pretokenizer, counts(), batch_bytes)
     for text in texts:
         counter.add(text)
-    counts = counter.flush()
+    counted = counter.flush()
     expected = expected_counts(pretokenizer, texts)
-    assert counts == expected
-    assert list(counts) == list(expected)  # a dict gets its keys in order of first occurrence
+    assert counted == expected
+    assert list(counted) == list(expected)  # keys in order of first occurrence
 
 
 def test_nothing_is_counted_before_the_batch_is_full_or_flushed():

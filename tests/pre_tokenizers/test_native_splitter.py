@@ -161,11 +161,52 @@ def test_chunks_are_split_alone(name, texts):
     assert list(_pretokenize.piece_ends(data, name, chunk_ends)) == list(itertools.accumulate(map(len, expected)))
 
 
+def counted_in_one_pass(name: str, chunks: list[bytes], table: CountTable | None = None) -> CountTable:
+    """CountTable.add_pretokens over the chunks joined (each chunk split alone)."""
+    table = CountTable() if table is None else table
+    table.add_pretokens(b"".join(chunks), _pretokenize.matcher(name),
+                        array.array("q", itertools.accumulate(map(len, chunks))))
+    return table
+
+
+@pytest.mark.parametrize("name", FAST)
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(fuzzed_text, max_size=6), known=st.lists(fuzzed_text, max_size=2))
+def test_counting_in_one_pass_on_fuzzed_text(name, texts, known):
+    """add_pretokens (split and counted as the splitter goes, lookups fetched ahead) gives the
+    counts of regex's pieces of each chunk alone, in order of first occurrence, also into a
+    table that already holds counts."""
+    table = counted_in_one_pass(name, [t.encode("utf-8") for t in known])
+    counted_in_one_pass(name, [t.encode("utf-8") for t in texts], table)
+    expected = Counter(piece for text in known + texts for piece in regex_pieces(name, text))
+    assert table.items() == list(expected.items())
+
+
+@pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt"])
+@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k", "sentencepiece"])
+def test_counting_in_one_pass_on_corpus(name, relative):
+    """A corpus's lines as chunks: tens of thousands of keys, so the table grows while pieces
+    wait to be added."""
+    lines = corpus_path(relative).read_text(encoding="utf-8").splitlines(keepends=True)
+    expected = Counter(piece for line in lines for piece in regex_pieces(name, line))
+    assert counted_in_one_pass(name, [line.encode("utf-8") for line in lines]).items() == list(expected.items())
+
+
+def add_pretokens(data: bytes, name: str, chunk_ends: array.array):
+    CountTable().add_pretokens(data, _pretokenize.matcher(name), chunk_ends)
+
+
+@pytest.mark.parametrize("function", [_pretokenize.piece_ends, add_pretokens])
 @pytest.mark.parametrize("chunk_ends, message", [([], "end at"), ([2], "end at"), ([4], "end at"),
                                                    ([2, 1, 3], "decrease"), ([-1, 3], "decrease")])
-def test_bad_chunk_ends_are_refused(chunk_ends, message):
+def test_bad_chunk_ends_are_refused(function, chunk_ends, message):
     with pytest.raises(ValueError, match=message):
-        _pretokenize.piece_ends(b"abc", "gpt2", array.array("q", chunk_ends))
+        function(b"abc", "gpt2", array.array("q", chunk_ends))
+
+
+def test_add_pretokens_refuses_what_is_not_a_matcher():
+    with pytest.raises(ValueError, match="PyCapsule"):
+        CountTable().add_pretokens(b"abc", "gpt2", array.array("q", [3]))
 
 
 @pytest.mark.parametrize("relative", ["english/pg2701_moby_dick.txt", "chinese/hongloumeng.txt"])
@@ -190,3 +231,5 @@ def test_empty_data():
 def test_unknown_pattern_is_refused(function):
     with pytest.raises(ValueError, match="gpt2"):
         function(b"text", "no-such-pattern")
+    with pytest.raises(ValueError, match="gpt2"):
+        _pretokenize.matcher("no-such-pattern")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from array import array
 from itertools import accumulate
 
-from tokfx._count_table import count_pieces
+from tokfx._count_table import CountTable, count_pieces
 from tokfx.normalizers.surrogates import replace_lone_surrogates
 from tokfx.pre_tokenizers import PreTokenizer
 
@@ -19,7 +19,9 @@ class PretokenCounter:
     Per text, only normalization, the special-token split and UTF-8 encoding run in Python. The
     chunks of about BATCH_BYTES of text are then split and counted by one native call each: a
     call per short text cost more than its work (en_10M's 128,050 lines: 0.29 s with two calls
-    a line, 0.16 s by batches). `counts` holds every text added once `flush` has run.
+    a line, 0.16 s by batches). A built-in pattern's pieces go into a CountTable as the
+    splitter finds them (CountTable.add_pretokens: bench/README.md, "Counting in one native
+    pass"). `counts` holds every text added once `flush` has run.
     """
 
     def __init__(self, pretokenizer: PreTokenizer, counts, batch_bytes: int | None = None):
@@ -53,8 +55,12 @@ class PretokenCounter:
         """Count the texts added since the last flush; returns `counts`."""
         if self._chunks:
             data = b"".join(self._chunks)
-            ends = self.pretokenizer.piece_ends(data, array("q", accumulate(map(len, self._chunks))))
-            count_pieces(self.counts, data, ends)
+            chunk_ends = array("q", accumulate(map(len, self._chunks)))
+            matcher = self.pretokenizer.matcher if isinstance(self.counts, CountTable) else None
+            if matcher is not None:  # split and counted in one pass, without the array of piece ends
+                self.counts.add_pretokens(data, matcher, chunk_ends)
+            else:
+                count_pieces(self.counts, data, self.pretokenizer.piece_ends(data, chunk_ends))
             self._chunks.clear()
             self._size = 0
         return self.counts

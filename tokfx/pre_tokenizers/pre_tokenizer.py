@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import regex
 
 from tokfx._pretokenize import FAST_PATTERNS
+from tokfx._pretokenize import matcher as native_matcher
 from tokfx._pretokenize import piece_ends as native_piece_ends
 from tokfx._pretokenize import split as native_split
 from tokfx.pre_tokenizers.boundaries import is_not_space, is_safe_newline
@@ -86,6 +87,12 @@ class PreTokenizer:
         if self._native:
             return native_piece_ends(data, self.pattern_name, chunk_ends)
         return self._user.piece_ends(data, chunk_ends)
+
+    @property
+    def matcher(self):
+        """The native splitter of a built-in pattern, for CountTable.add_pretokens (a capsule:
+        made on each call, so that a PreTokenizer still pickles); None for a user pattern."""
+        return native_matcher(self.pattern_name) if self._native else None
 
     def safe_cut(self, text: str, force: bool = False) -> int:
         """An index where `text` can be cut and both halves encoded apart with the same result.
