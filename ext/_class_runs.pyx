@@ -27,6 +27,7 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
 from id_list cimport int64s_as_array
+from piece_end cimport check_chunk_ends
 from utf8_units cimport unit_end, unit_start
 
 cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's item kinds
@@ -399,11 +400,7 @@ cdef class ClassRunsMatcher:
             chunks = 1
         else:
             chunks = chunk_ends.shape[0]
-            if (chunks == 0 and n != 0) or (chunks and chunk_ends[chunks - 1] != n):
-                raise ValueError("chunk_ends must end at len(data)")
-            for c in range(1, chunks):
-                if chunk_ends[c] < chunk_ends[c - 1]:
-                    raise ValueError("chunk_ends must not decrease")
+            check_chunk_ends(chunk_ends, n)
         with nogil:
             for c in range(chunks):
                 end = n if whole else chunk_ends[c]

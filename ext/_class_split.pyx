@@ -17,6 +17,7 @@ from libc.stdint cimport int64_t, uint8_t, uint32_t
 from libcpp.vector cimport vector
 
 from id_list cimport int64s_as_array
+from piece_end cimport check_chunk_ends
 from utf8_units cimport unit_end
 
 BEHAVIOURS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -126,13 +127,7 @@ def class_split(bytes data not None, const int64_t[::1] ends not None, const uin
     cdef Py_ssize_t c, k, chunks = ends.shape[0]
     cdef vector[Part] parts, kept
     cdef vector[int64_t] new_ends
-    if (chunks == 0 and n != 0) or (chunks and ends[chunks - 1] != n):
-        raise ValueError("ends must end at len(data)")
-    for c in range(chunks):
-        if ends[c] < start:
-            raise ValueError("ends must not decrease")
-        start = ends[c]
-    start = 0
+    check_chunk_ends(ends, n)
     with nogil:
         for c in range(chunks):
             end = ends[c]
