@@ -84,12 +84,12 @@ cdef inline Py_ssize_t utf8_char(const unsigned char* c, Py_ssize_t size, int32_
 
 cdef inline Py_ssize_t _three_byte_run(const SymbolMap* m, const unsigned char* piece, Py_ssize_t size,
                                        Py_ssize_t i, int32_t* out, Py_ssize_t* n) noexcept nogil:
-    """map_symbols' characters (of a chars alphabet) from piece[i] while they are well-formed
-    3-byte ones that are covered, or not covered with an unknown symbol (Chinese): written to
-    out from out[*n]; returns where the run stops. The next character is always 3 bytes on,
-    so the loop's reads do not wait on each other's lengths as utf8_char's do; the checks are
-    folded into one branch, and the unknown symbol is chosen by a mask (in Chinese text,
-    covered characters and not covered ones come mixed)."""
+    """map_symbols' characters (of a chars alphabet with an unknown symbol) from piece[i] while
+    they are well-formed 3-byte ones (Chinese): written to out from out[*n]; returns where the
+    run stops. The next character is always 3 bytes on, so the loop's reads do not wait on
+    each other's lengths as utf8_char's do; the checks are folded into one branch, and the
+    unknown symbol is chosen by a mask (in Chinese text, covered characters and not covered
+    ones come mixed)."""
     cdef unsigned char b1, b2, b3
     cdef int32_t code_point, symbol, unknown = m.unknown
     cdef Py_ssize_t k = n[0]
@@ -101,10 +101,7 @@ cdef inline Py_ssize_t _three_byte_run(const SymbolMap* m, const unsigned char* 
                 | (code_point < 0x800) | ((code_point & 0xF800) == 0xD800)):
             break
         symbol = m.char_ids[code_point] if code_point < m.char_limit else -1
-        if unknown >= 0:
-            symbol += (unknown - symbol) & -(symbol < 0)
-        elif symbol < 0:
-            break  # byte fallback, or its cjk remap: map_symbols' own way
+        symbol += (unknown - symbol) & -(symbol < 0)
         out[k] = symbol
         k += 1
         i += 3
@@ -127,7 +124,11 @@ cdef inline Py_ssize_t map_symbols(const SymbolMap* m, const unsigned char* piec
             out[i] = piece[i]
         return size
     while i < size:
-        if 0xE0 <= piece[i] < 0xF0:
+        # A run of 3-byte characters with the unknown symbol (Chinese), not one alone (the "▁"
+        # between English words), nor with byte fallback (each character not covered would
+        # leave the run): entering and leaving it costs more than utf8_char (measured: English
+        # 5 %, Chinese with byte fallback 10 % slower).
+        if m.unknown >= 0 and 0xE0 <= piece[i] < 0xF0 and i + 3 < size and 0xE0 <= piece[i + 3] < 0xF0:
             i = _three_byte_run(m, piece, size, i, out, &n)
             if i == size:
                 break
