@@ -63,6 +63,15 @@ USER_PATTERNS = {
     "groups": r"""'(?:[sdmt]|ll|ve|re)| ?(?:\p{L}\p{M}*)+| ?\p{N}{1,3}(?:,\p{N}{3})*| ?[^\s\p{L}\p{N}]+|(?:[^\S\n]*\n)+|\s+(?!\S)|\s+""",
     "word and suffix": r"""[A-Za-z]+(?:'[a-z]+)?| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
     "deepseek": PATTERNS["deepseek"].replace("[A-Za-z]+", "[a-zA-Z]+"),
+    # Lookbehinds: of classes (native since d7d950f), of runs and groups (a sub-program); a
+    # lookahead of runs (numbers cut in threes from the right, spaces before a line end); atomic
+    # and named groups; flags for the whole pattern. tiktoken's engine (fancy-regex) takes only
+    # lookbehinds of one width.
+    "lookbehind": r"""'(?:[sdmt]|ll|ve|re)|(?<=\p{N})\p{L}+| ?\p{L}+| ?\p{N}{1,3}|(?<![\s\p{L}\p{N}])[^\s\p{L}\p{N}]+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    "lookbehind of runs": r"""'(?:[sdmt]|ll|ve|re)|(?<=\p{N}{2})\p{L}+|(?<=(?:\p{L}|\p{N})[.,])\p{N}+| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    "lookahead of runs": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))| ?[^\s\p{L}\p{N}]+|\s+(?=\s*\n)|\s+(?!\S)|\s+""",
+    "atomic and named": r"""'(?:[sdmt]|ll|ve|re)|(?P<word> ?\p{L}+)|(?> ?\p{N}{1,3})|(?> ?[^\s\p{L}\p{N}]+)|\s+(?!\S)|\s+""",
+    "flags": r"""(?i)'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
 }
 
 
@@ -87,12 +96,11 @@ def tiktoken_ranks_section(corpora: dict[str, str], runs: int):
     yield from gpt2_ranks_rows({name: name for name in ("gpt2", "cl100k", "llama3")}, corpora, runs)
 
 
-def user_patterns_section(corpora: dict[str, str], runs: int):
-    """GPT-2's ranks with the user patterns (USER_PATTERNS)."""
+def user_patterns_section(corpora: dict[str, str], runs: int, labels=tuple(USER_PATTERNS)):
+    """GPT-2's ranks with the user patterns (USER_PATTERNS, those of `labels`)."""
     for label, pattern in USER_PATTERNS.items():
         assert pattern not in PATTERNS.values(), f"{label} must not be a named pattern"
-    yield from gpt2_ranks_rows({f"user {label}": pattern for label, pattern in USER_PATTERNS.items()},
-                               corpora, runs)
+    yield from gpt2_ranks_rows({f"user {label}": USER_PATTERNS[label] for label in labels}, corpora, runs)
 
 
 def documents(text: str, size: int = 4096) -> list[str]:
@@ -166,12 +174,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--shapes", nargs="+", default=list(HUGGINGFACE_SHAPES), choices=HUGGINGFACE_SHAPES,
                         help="the tokenizer.json shapes of the huggingface section")
+    parser.add_argument("--user-patterns", nargs="+", default=list(USER_PATTERNS), choices=USER_PATTERNS,
+                        help="the patterns of the user-patterns section")
     args = parser.parse_args()
     corpora = {name: load(name) for name in args.corpora}
     print(f"{'file':28} {'corpus':8} {'MB':>6} {'tokfx MB/s':>11} {'peer MB/s':>10} {'tokfx/peer':>11}")
     for section in args.sections:
-        rows = (huggingface_section(corpora, args.runs, args.shapes) if section == "huggingface"
-                else SECTIONS[section](corpora, args.runs))
+        if section == "huggingface":
+            rows = huggingface_section(corpora, args.runs, args.shapes)
+        elif section == "user-patterns":
+            rows = user_patterns_section(corpora, args.runs, args.user_patterns)
+        else:
+            rows = SECTIONS[section](corpora, args.runs)
         for label, corpus, megabytes, ours, peer, ratio in rows:
             print(f"{label:28} {corpus:8} {megabytes:6.1f} {ours:11.1f} {peer:10.1f} {ratio:11.2f}", flush=True)
 

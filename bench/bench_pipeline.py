@@ -10,7 +10,7 @@ multi_processing workers import tokfx from the installed package):
     cd /tmp && /path/to/.venv/bin/python /path/to/bench/bench_pipeline.py \\
         [--sizes 200,1000] [--repeats 3] [--workers 2] [--workdir /tmp/tokfx-bench]
 
-Corpus: bench/jsonl_corpus.py (en_10M as 3-5 KB documents in 8 .jsonl.zst files, repeated with
+Corpus: bench/jsonl_corpus.py (en_10M as 3-5 KB documents in 8 (--files) .jsonl.zst files, repeated with
 10 % of words mutated per copy), built once per size and kept under --workdir. Encoding uses
 GPT-2's vocabulary (tests/fixtures) saved as a tokfx tokenizer directory; `tokfx run` trains a
 --vocab-size 32000 BPE tokenizer itself. Every job is a subprocess with a fresh output directory,
@@ -38,7 +38,7 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
-from jsonl_corpus import build, describe  # noqa: E402
+from jsonl_corpus import FILES, build, describe  # noqa: E402
 
 FIXTURES = BENCH.parent / "tests" / "fixtures"
 EOT = "<|endoftext|>"
@@ -141,7 +141,7 @@ def tokens_written(job: str, result: dict, out: Path) -> int | None:
 
 
 def bench_size(megabytes: float, tokenizer: Path, args) -> dict:
-    info = build(args.workdir, megabytes, args.mutate, args.seed)
+    info = build(args.workdir, megabytes, args.mutate, args.seed, args.files)
     print(f"\n== {describe(info)}", flush=True)
     results: dict[str, list[dict]] = {job: [] for job in args.jobs}
     for repeat in range(args.repeats):
@@ -187,7 +187,7 @@ def start_up_steps(tokenizer: Path, args) -> None:
 def per_worker(tokenizer: Path, args) -> None:
     """`tokfx encode --output-dir` at each number of workers of --per-worker, and the floor: as
     many bare Beam SDK workers with a DoFn that only sleeps (bench/worker_start.py floor)."""
-    info = build(args.workdir, args.per_worker_size, args.mutate, args.seed)
+    info = build(args.workdir, args.per_worker_size, args.mutate, args.seed, args.files)
     mb = info["text_bytes"] / 1e6
     print(f"\n== per-worker cost: {describe(info)}", flush=True)
     start_up_steps(tokenizer, args)
@@ -249,6 +249,8 @@ def main() -> None:
                         help="corpora (kept), tokenizer and the jobs' outputs (deleted after each job)")
     parser.add_argument("--mutate", type=float, default=0.1, help="share of words mutated per repeated copy")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--files", type=int, default=FILES,
+                        help="the corpus's number of .jsonl.zst files (a read task each)")
     parser.add_argument("--jobs", default=",".join(JOBS), help=f"a subset of {','.join(JOBS)}, or none: ''")
     parser.add_argument("--per-worker", default="", help="the per-worker table at these numbers of workers, e.g. 1,2,4")
     parser.add_argument("--per-worker-size", type=float, default=100, help="its corpus, MB of text")
@@ -272,7 +274,7 @@ def main() -> None:
 
     for size, table in tables.items():
         mb = table["info"]["text_bytes"] / 1e6
-        print(f"\n{mb:.0f} MB of text ({table['info']['documents']:,} documents, 8 .jsonl.zst files), "
+        print(f"\n{mb:.0f} MB of text ({table['info']['documents']:,} documents, {len(table['info']['files'])} .jsonl.zst files), "
               f"{args.workers} workers, median of {args.repeats}; MB/s of uncompressed text")
         print(f"  {'job':15} {'wall s':>8} {'MB/s':>7} {'peak tree RSS MB':>17} {'(max)':>7}  tokens")
         for job in args.jobs:
@@ -294,7 +296,7 @@ def main() -> None:
               f" (target >= 0.8 at >= 1 GB); run / encode {ratio(speed.get('run'), speed.get('encode'))} (>= 0.6);"
               f" encode / plain-tiktoken {ratio(speed.get('encode'), speed.get('plain-tiktoken'))};"
               f" run-sample / run {ratio(speed.get('run-sample'), speed.get('run'))}"
-              f" (--train-sample {args.train_sample}: whole files of the 8, by hash);"
+              f" (--train-sample {args.train_sample}: whole files of the {len(table['info']['files'])}, by hash);"
               f" encode-shuffle / encode {ratio(speed.get('encode-shuffle'), speed.get('encode'))}"
               f" (--shuffle-seed 1)")
     if len(sizes) > 1:

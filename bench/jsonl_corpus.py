@@ -1,5 +1,5 @@
 """A corpus of any size for the pipeline benchmark: en_10M as documents of 3-5 KB in 8
-`.jsonl.zst` files, repeated with mutations so that a realistic share of its pre-tokens stays
+(`--files`) `.jsonl.zst` files, repeated with mutations so that a realistic share of its pre-tokens stays
 unseen, deterministic for a seed and cached on disk.
 
 Only about 10 MB of real English text exists here, so a 1 GB corpus repeats it about 100 times.
@@ -91,12 +91,16 @@ def _shares(counts: dict[bytes, int]) -> dict:
             "hapax_occurrences": sum(1 for c in counts.values() if c == 1) / occurrences}
 
 
-def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int = 0) -> dict:
-    """The corpus's description (`corpus.json`), building it under `workdir` unless it is there."""
+def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int = 0, files: int = FILES) -> dict:
+    """The corpus's description (`corpus.json`), building it under `workdir` unless it is there.
+    `files`: how many files the documents go into (a read task each: more workers than files
+    leave some idle)."""
     from tokfx.counting.pretoken_counter import PretokenCounter
     from tokfx.pre_tokenizers.pre_tokenizer import PreTokenizer
 
-    directory = Path(workdir) / f"corpus-en-{megabytes:g}MB-mutate{mutate_share:g}-seed{seed}-v{VERSION}"
+    # The default's directories keep their old names, so that corpora built before stay cached.
+    in_files = "" if files == FILES else f"-files{files}"
+    directory = Path(workdir) / f"corpus-en-{megabytes:g}MB-mutate{mutate_share:g}-seed{seed}{in_files}-v{VERSION}"
     if (directory / "corpus.json").exists():
         return json.loads((directory / "corpus.json").read_text())
     shutil.rmtree(directory, ignore_errors=True)
@@ -109,7 +113,7 @@ def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int 
     measured, reference = PretokenCounter(pre_tokenizer, {}), PretokenCounter(pre_tokenizer, {})
     target, written, documents, copy = int(megabytes * 10**6), 0, 0, 0
     writers = [zstandard.ZstdCompressor(level=3).stream_writer(open(tmp / f"part-{i:02d}.jsonl.zst", "wb"))
-               for i in range(FILES)]  # a compressor per file: a compressor's context is not shared
+               for i in range(files)]  # a compressor per file: a compressor's context is not shared
     while written < target:
         data = text if copy == 0 else mutate(text, mutate_share, np.random.default_rng([seed, copy + 1]))
         data = data.tobytes()
@@ -122,16 +126,16 @@ def build(workdir: Path, megabytes: float, mutate_share: float = 0.1, seed: int 
             if copy == 0:
                 reference.add(doc)
             line = json.dumps({"text": doc}, ensure_ascii=False) + "\n"
-            writers[documents % FILES].write(line.encode("utf-8"))
+            writers[documents % files].write(line.encode("utf-8"))
             written += int(offsets[j + 1] - offsets[j])
             documents += 1
         copy += 1
     for writer in writers:
         writer.close()  # also closes its file
-    info = {"files": [str(directory / f"part-{i:02d}.jsonl.zst") for i in range(FILES)],
+    info = {"files": [str(directory / f"part-{i:02d}.jsonl.zst") for i in range(files)],
             "text_bytes": written, "documents": documents, "copies": copy,
             "mutate": mutate_share, "seed": seed,
-            "compressed_bytes": sum((tmp / f"part-{i:02d}.jsonl.zst").stat().st_size for i in range(FILES)),
+            "compressed_bytes": sum((tmp / f"part-{i:02d}.jsonl.zst").stat().st_size for i in range(files)),
             "measured_megabytes": min(written, MEASURE_BYTES) / 1e6,
             "measured": _shares(measured.flush()), "real_text": _shares(reference.flush()),
             "build_seconds": round(time.perf_counter() - started, 1)}
@@ -159,8 +163,9 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/tokfx-bench"))
     parser.add_argument("--mutate", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--files", type=int, default=FILES)
     args = parser.parse_args()
-    info = build(args.workdir, args.megabytes, args.mutate, args.seed)
+    info = build(args.workdir, args.megabytes, args.mutate, args.seed, args.files)
     print(describe(info))
     print(f"  built in {info['build_seconds']} s: {Path(info['files'][0]).parent}")
 

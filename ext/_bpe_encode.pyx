@@ -26,7 +26,7 @@ from libcpp.vector cimport vector
 from id_list cimport id_objects, ids_as_array, ids_as_list, join_runs
 from piece_cache cimport (PieceCache, cache_append_ids, cache_init, cache_slot, cache_store,
                           cacheable, CacheSlot, hash_piece, mix)
-from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
+from symbol_map cimport SymbolMap, init_symbol_map, map_symbols, utf8_char
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_token
 
 from array import array
@@ -91,6 +91,12 @@ cdef class BPEEncoder:
     cdef vector[unsigned char] _merges_in
     cdef vector[int32_t] _whole_piece
     cdef vector[int32_t] _merged
+    # A chars alphabet without whole tokens or demolition (sentencepiece's BPE): a piece is read
+    # character by character straight into ids, and each run of ids that merge is merged as it
+    # closes (_encode_by_runs); _char_tokens[code point] is the id of a covered character, -1.
+    cdef bint _by_runs
+    cdef vector[int32_t] _char_tokens
+    cdef int32_t _unknown_id  # the unknown symbol's id, or -1 (byte fallback)
 
     def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, char_ids=None,
                  demolition=None, unknown_symbol=None, rank_by_id=False, whole_tokens=None):
@@ -162,9 +168,18 @@ cdef class BPEEncoder:
                 max_id = max(max_id, _checked_id(token_id))
         self._id_objects = id_objects(max_id)
         self._joined = -1
+        self._by_runs = (self._map.char_ids != NULL and not self._map.remap and not self._demolish
+                         and self._whole_tokens is None)
+        if self._by_runs:
+            self._char_tokens.assign(self._map.char_limit, -1)
+            for code_point in range(self._map.char_limit):
+                if self._map.char_ids[code_point] >= 0:
+                    self._char_tokens[code_point] = self._symbol_ids[self._map.char_ids[code_point]]
+        self._unknown_id = self._symbol_ids[self._map.unknown] if self._map.unknown >= 0 else -1
 
     def join_runs_of(self, int32_t token_id):
-        """From now on encode_pieces writes each run of token_id as one (tokfx.segmenters.unknown_runs)."""
+        """From now on encode_pieces and encode_piece write each run of token_id as one
+        (tokfx.segmenters.unknown_runs)."""
         self._joined = _checked_id(token_id)
 
     cdef int _set_demolition(self, const int64_t[::1] starts, const int32_t[::1] ids, int32_t max_id) except -1:
@@ -190,6 +205,8 @@ cdef class BPEEncoder:
         """The ids of one pre-token."""
         self._out.clear()
         self._encode_into_out(<const unsigned char*>PyBytes_AS_STRING(piece), PyBytes_GET_SIZE(piece))
+        if self._joined >= 0:
+            join_runs(&self._out, self._joined)
         return self._out_as_list()
 
     def encode_pieces(self, bytes data, const int64_t[::1] ends, bint as_array=False):
@@ -230,6 +247,12 @@ cdef class BPEEncoder:
             slot = cache_slot(&self._cache, piece, size, h)
             if slot.piece_size != 0:
                 return cache_append_ids(&self._cache, slot, &self._out)
+        cdef size_t start = self._out.size()
+        if self._by_runs:
+            self._encode_by_runs(piece, size)
+            if cached:
+                cache_store(&self._cache, piece, size, h, self._out.data() + start, self._out.size() - start)
+            return 0
         self._symbols.clear()
         cdef PyObject* whole = NULL
         if self._mapped:
@@ -259,26 +282,83 @@ cdef class BPEEncoder:
 
     cdef int _merge_runs(self) except -1:
         """_symbols merged, a long piece run by run between ids that no merge takes (_merges_in)."""
-        cdef Py_ssize_t n = self._symbols.size(), i, start = 0
-        cdef size_t known = self._merges_in.size()
+        cdef Py_ssize_t n = self._symbols.size(), i
         if n <= SHORT_PIECE:
             return self._merge_in_rounds()
         self._whole_piece.swap(self._symbols)
+        self._symbols.clear()
         self._merged.clear()
-        for i in range(n + 1):
-            if i < n and <size_t>self._whole_piece[i] < known and self._merges_in[self._whole_piece[i]]:
-                continue
-            if i > start:  # the run before i
-                self._symbols.assign(self._whole_piece.begin() + start, self._whole_piece.begin() + i)
-                if i - start <= SHORT_PIECE:
-                    self._merge_in_rounds()
-                else:
-                    self._merge_with_heap()
-                self._merged.insert(self._merged.end(), self._symbols.begin(), self._symbols.end())
-            if i < n:
-                self._merged.push_back(self._whole_piece[i])
-            start = i + 1
+        for i in range(n):
+            self._take(self._whole_piece[i], &self._merged)
+        self._close_run(&self._merged)
         self._symbols.swap(self._merged)
+        return 0
+
+    cdef int _encode_by_runs(self, const unsigned char* piece, Py_ssize_t size) except -1:
+        """Append the ids of a piece of a chars alphabet to _out (_by_runs): each character's id
+        (a covered one's from _char_tokens; the unknown id; or its bytes' ids), the runs of ids
+        that merge (in _symbols as they grow) merged when an id that no merge takes closes them.
+        One pass with no array of symbols: a Chinese line under sentencepiece's whitespace split
+        is one long piece, nearly all of it fallback bytes or unknown characters between which
+        nothing merges (bench/README.md)."""
+        cdef Py_ssize_t i = 0, length, k
+        cdef int32_t code_point = 0, token
+        cdef const int32_t* char_tokens = self._char_tokens.data()
+        cdef Py_ssize_t char_limit = self._char_tokens.size()
+        cdef size_t start = self._out.size()
+        self._symbols.clear()
+        while i < size:
+            length = utf8_char(piece + i, size - i, &code_point)
+            if length and code_point < char_limit and char_tokens[code_point] >= 0:
+                token = char_tokens[code_point]
+            elif self._unknown_id >= 0:
+                token = self._unknown_id
+                if length == 0:  # not UTF-8: one unknown symbol per byte, as map_symbols
+                    length = 1
+                if (token == self._joined and self._symbols.empty() and self._out.size() > start
+                        and self._out.back() == token):
+                    # join_runs_of here rather than in a pass over the ids (most of a Chinese
+                    # text is unknown to a model trained on English), within the piece: the
+                    # cache keeps the piece's own ids.
+                    i += length
+                    continue
+            else:
+                if length == 0:  # not UTF-8: one byte at a time
+                    length = 1
+                for k in range(length):
+                    self._take(self._single_ids[piece[i + k]], &self._out)
+                i += length
+                continue
+            self._take(token, &self._out)
+            i += length
+        return self._close_run(&self._out)
+
+    cdef inline int _take(self, int32_t token, vector[int32_t]* out) except -1:
+        """Add token to the run in _symbols if some merge takes it; else close the run into out
+        and append the token (no merge can cross it, so the runs on either side merge apart)."""
+        if <size_t>token < self._merges_in.size() and self._merges_in[token]:
+            self._symbols.push_back(token)
+            return 0
+        if not self._symbols.empty():
+            self._close_run(out)
+        out.push_back(token)
+        return 0
+
+    cdef int _close_run(self, vector[int32_t]* out) except -1:
+        """Merge the run in _symbols (in rounds, or with a heap when long), append it to out and
+        empty it."""
+        cdef Py_ssize_t n = self._symbols.size()
+        if n == 0:
+            return 0
+        if n == 1:
+            out.push_back(self._symbols[0])
+        else:
+            if n <= SHORT_PIECE:
+                self._merge_in_rounds()
+            else:
+                self._merge_with_heap()
+            out.insert(out.end(), self._symbols.begin(), self._symbols.end())
+        self._symbols.clear()
         return 0
 
     cdef int _demolish_symbols(self) except -1:

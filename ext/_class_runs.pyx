@@ -8,7 +8,9 @@ next iteration (each alternative of its sub-program in turn) before what follows
 possessive: its greedy end only): the backtracking `regex` does, so the first alternative that
 matches ends the piece where `regex.findall` ends it. What follows an iteration is passed down
 as an `Iteration` (a continuation on the C stack), so the sub-program's items are matched by the
-same `match` as the pattern's. Steps are counted: past a budget linear in the text (a
+same `match` as the pattern's; so are a lookahead's (from where it stands, with nothing after
+it) and a lookbehind's (from each start up to its width back, what follows an EXACT_END that
+accepts only the lookbehind's position). Steps are counted: past a budget linear in the text (a
 pattern that backtracks badly, `\\p{L}*\\p{L}*!`), past MAX_OPEN_FRAMES of open iterations (the
 C stack) or where no alternative matches (the pattern does not cover the text), `piece_ends`
 returns None and the caller runs `regex`, which finds the same pieces or gives the error, under
@@ -27,8 +29,8 @@ from libcpp.vector cimport vector
 from id_list cimport int64s_as_array
 from utf8_units cimport unit_end, unit_start
 
-cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND
-    RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND
+cdef enum Kind:  # tokfx.pre_tokenizers.class_runs's item kinds
+    RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND, LOOKAHEAD, LOOKBEHIND
 
 cdef enum Mode:  # its GREEDY, POSSESSIVE, LAZY
     GREEDY, POSSESSIVE, LAZY
@@ -50,6 +52,9 @@ cdef enum Outcome:
     FAILED = -1
     OVER_BUDGET = -2
 
+cdef enum:
+    EXACT_END = -1  # an Iteration's k: what follows a lookbehind's sub-program (its end must be there)
+
 
 cdef struct Item:
     int kind
@@ -67,7 +72,7 @@ cdef struct Run:  # state of one match attempt
 
 
 cdef struct Iteration:  # what follows an iteration of a REPEAT item: the item's next one or the rest
-    int k  # the REPEAT item
+    int k  # the REPEAT item, or EXACT_END: a lookbehind's way, which must end at `count`
     int last  # the end of the sequence it stands in
     int64_t count  # the iterations done once this one ends
     const Iteration* up  # what follows that sequence (NULL: the piece ends)
@@ -191,7 +196,11 @@ cdef class ClassRunsMatcher:
         if run.budget < 0:
             return OVER_BUDGET
         if k == last:
-            return pos if up == NULL else self.repeat(run, up.k, up.last, pos, up.up, up.count)
+            if up == NULL:
+                return pos
+            if up.k == EXACT_END:
+                return pos if pos == up.count else FAILED
+            return self.repeat(run, up.k, up.last, pos, up.up, up.count)
         item = self.items[k]
         if item.kind == END:
             if pos == run.n or (pos == run.n - 1 and run.s[pos] == b"\n"):
@@ -208,6 +217,13 @@ cdef class ClassRunsMatcher:
                 if found:
                     break
             if found == <bint> item.least:  # least: 1 for a negative lookaround
+                return FAILED
+            return self.match(run, k + 1, last, pos, up)
+        if item.kind == LOOKAHEAD or item.kind == LOOKBEHIND:
+            end = self.lookaround(run, item, pos)
+            if end == OVER_BUDGET:
+                return end
+            if (end >= 0) == <bint> item.least:
                 return FAILED
             return self.match(run, k + 1, last, pos, up)
         if item.kind == ASSERT:
@@ -283,6 +299,25 @@ cdef class ClassRunsMatcher:
         if item.mode != LAZY and count >= item.least:
             return self.match(run, k + 1, last, pos, up)
         return FAILED
+
+    cdef int64_t lookaround(self, Run* run, Item item, int64_t pos) noexcept nogil:
+        """Where the first way of a LOOKAHEAD's or LOOKBEHIND's sub-program found from pos ends
+        (a lookbehind's: pos, from a start up to item.most characters back), FAILED or OVER_BUDGET."""
+        cdef Iteration exact = Iteration(EXACT_END, 0, pos, NULL)
+        cdef const Iteration* then = &exact
+        if item.kind == LOOKAHEAD:
+            then = NULL
+        cdef int64_t start = pos, back = 0, end
+        cdef int a
+        while True:
+            for a in range(self.sub_starts[item.arg], self.sub_starts[item.arg + 1]):
+                end = self.match(run, self.alternative_starts[a], self.alternative_starts[a + 1], start, then)
+                if end != FAILED:
+                    return end
+            if item.kind == LOOKAHEAD or back == item.most or start == 0:
+                return FAILED
+            start = unit_start(run.s, start, 0)
+            back += 1
 
     cdef int64_t lazy_run(self, Run* run, int k, int last, int64_t pos, const Iteration* up) noexcept nogil:
         """match() of a lazy run items[k]: its least count, then one character more at a time."""

@@ -17,6 +17,7 @@ import regex
 from cpython.array cimport array as c_array
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdint cimport int64_t, uint16_t, uint32_t
+from libc.string cimport memchr
 from libcpp.vector cimport vector
 
 from id_list cimport int64s_as_array
@@ -636,9 +637,18 @@ cdef inline bint is_meta_space(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
 
 cdef Py_ssize_t sentencepiece_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t p) noexcept nogil:
     # \u2581*[^\u2581]+|\u2581+
+    cdef const unsigned char* lead
     while is_meta_space(s, n, p):
         p += 3
-    while p < n and not is_meta_space(s, n, p):
+    # The next U+2581 by its lead byte E2, found by memchr: a Chinese line holds few (the
+    # quotation marks), and a byte loop over it was a sixth of sentencepiece BPE's encode.
+    while p < n:
+        lead = <const unsigned char*>memchr(s + p, 0xE2, n - p)
+        if lead == NULL:
+            return n
+        p = lead - s
+        if is_meta_space(s, n, p):
+            return p
         p += 1
     return p
 

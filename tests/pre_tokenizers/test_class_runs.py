@@ -46,6 +46,14 @@ PATTERNS_UNDER_TEST = {
     "groups": r"""'(?:[sdmt]|ll|ve|re)|[a-z]+(?:'[a-z]+)?|(?:\p{L}\p{M}*)+|(?:\d{1,3})(?:,\d{3})*|(?:\s*\n)+|\s+|.""",
     "lookbehind": r"""(?<=\p{L}')\p{L}|(?<=\p{N})\p{L}+|(?<![\p{L}'])'(?:s|t|ll)|(?<=\s)\p{L}+|\p{L}+|(?<!\s)\s+|\s|.""",
     "nested-groups": r"""(?i:(?:th|a(?:b|c)+)+?e)|(?:\p{N}(?:[.,]\p{N}+)?){2,3}|(?:[^\s\w]\s?){1,4}+|\s+\Z|\s\z|(\s)|.""",
+    # Lookarounds of runs and groups (numbers cut in threes from the right; a lookbehind of
+    # alternatives of several widths, one of them with `^`; lookaheads that may match nothing).
+    "lookaround": r"""\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))|(?<=\p{N}[.,]?)\p{L}+\s?|\p{Lu}(?=\p{Ll}{2,}\b)|(?<=\s\p{Lu}|^\p{Lu}|(?:ab){2})\p{Ll}+\s*|\p{L}+(?=\s*[.!?])\s*|(?<!\p{L}\p{M}?)'\p{L}+|\p{L}+|(?=\s+\n)\s|(?<![a-z]{2}\p{N}?)\s\s|(?!(?:\p{L}|')?$)\s\S?|\s+|.""",
+    # Atomic groups (once, quantified, their alternatives' first way only, never given back to
+    # what follows), named groups.
+    "atomic-named": r"""(?>\p{L}+)\p{L}|(?>a|ab)c|(?>\p{L}+|\p{N})'?|(?P<num>\p{N}{2})+|(?<sp> )(?>\p{L}+)(?!\p{L})|(?>[^\s\w]+?)\p{P}?|(?>\s+)(?<!\n)|(?>\s|x)++|.""",
+    # Flags for the whole pattern, and flags of a group that turn one off or `s` on.
+    "flags": r"""(?i)(?:'s|'t|'re)|(?-i:[A-Z])[a-z]|\p{L}+|(?s:.)\n?|\s""",
 }
 
 
@@ -86,12 +94,17 @@ def test_every_pattern_under_test_has_the_shape(compiled):
 
 
 @pytest.mark.parametrize("pattern", [
-    r"(?:ab)??|\s", r"(?i)abc|\s", r"(?=\bword)|\s", r"\b+a|\s", r"\Z|\s", r"a*|\s", r"\p{L}|(?:)|\s", r"(\p{L})\1|\s",
-    r"(?>a+)|\s", r"^|\s", r"[[:alpha:]]+|\s", r"a{}|\s", r"(?!a)+b|\s", r"\X|\s",
+    r"(?:ab)??|\s", r"(?=\bword)|\s", r"\b+a|\s", r"\Z|\s", r"a*|\s", r"\p{L}|(?:)|\s", r"(\p{L})\1|\s",
+    r"^|\s", r"[[:alpha:]]+|\s", r"a{}|\s", r"(?!a)+b|\s", r"\X|\s",
     # Groups: an alternative that can match nothing (an empty iteration), a lookahead of more
     # than literals, a lookbehind of more than literals, a named group, groups too deep.
-    r"(?:a|b?)+c|\s", r"(?:a*)*b|\s", r"(?:a|)b|\s", r"a(?=b+)|\s", r"(?<=a+)b|\s", r"(?P<x>a)|\s",
-    "(?:" * 17 + "a" + ")" * 17 + r"|\s",
+    r"(?:a|b?)+c|\s", r"(?:a*)*b|\s", r"(?:a|)b|\s", r"(?>a|)b|\s", r"(?P<x>a)(?P=x)|\s",
+    "(?:" * 17 + "a" + ")" * 17 + r"|\s", "(?=" * 17 + "a" + ")" * 17 + r"b|\s",
+    # Lookbehinds that may span more than MAX_BEHIND characters or that `regex`, matching them
+    # backwards, may match otherwise; flags other than `i` and `s`, or later than the start.
+    r"(?<=a+)b|\s", r"(?<=a{33})b|\s", r"(?<=(?:ab){17})c|\s", r"(?<=a{1,2}+)b|\s", r"(?<=(?>a|ab))c|\s",
+    r"(?<=(?=a)\w)b|\s", r"(?<=a(?!b))\w|\s", r"(?m)a|\s", r"(?x)a b|\s", r"(?a:\w)|\s", r"a(?i)b|\s",
+    r"(?i-m:a)|\s", r"(?iL)a|\s", r"(?<=x)+a|\s",
     r"(?f:ss)|\s", r"(?!\S)", "|".join(f"x{i}" for i in range(65)),
 ])
 def test_other_shapes_are_left_to_regex(pattern):
@@ -103,6 +116,51 @@ def test_other_shapes_are_left_to_regex(pattern):
 @pytest.mark.parametrize("name", PATTERNS_UNDER_TEST)
 def test_edge_cases(name, text, compiled):
     assert_same_ends(name, text, compiled)
+
+
+# Lookarounds of more than literals, atomic and named groups, flags: each pattern on a text where
+# a matcher that got the construct wrong (a lookbehind whose way ends past where it stands, one
+# start too few, an atomic group that gives characters back or tries its next alternative, a
+# flag not turned off...) finds other pieces than regex.
+NEW_SHAPE_CASES = [
+    (r"(?<=\p{L}{2})\p{L}+|\s|.", "ab cde f"),
+    (r"(?<!\p{N}{2})\p{N}+|\s|.", "12 345 6"),
+    (r"(?<=a\p{N}?)b\w*|\s|.", "ab a1b a12b xb"),
+    (r"(?<=^\s?)\w+|\s|.", " ab cd"),
+    (r"(?<=(?:ab|c){2})\w+|\s|.", "abcx ccx abab x"),
+    (r"(?<=\p{L}{1,3}?)\p{N}+\w|\s|.", "abc12 x1y 9z"),
+    (r"(?<=\b\w{3})\w+|\w|\s|.", "abcdef ab abcd"),
+    (r"(?<!\s|^)\w+|\s|.", "ab cd e"),
+    (r"\d{1,3}(?=(?:\d{3})*(?!\d))|\s|.", "1 12 123 1234 1234567 12345678"),
+    (r"\w+(?=\s*[.!?])|\w|\s|.", "hi . ok ! no"),
+    (r"(?!\s*\n)\s+|\s|.", "  \n   x\t\n"),
+    (r"\w(?=|x)\w|\s|.", "ab c"),
+    (r"(?!)a|(?=)b|\s|.", "ab"),
+    (r"(?=(?<=a)b)\w+|\s|.", "ab b abc"),
+    (r"(?>a|ab)c|(?>\w+)\w|\w|\s|.", "abc ac ab"),
+    (r"(?>\s+)(?<!\n)|\s|.", "  \n  x"),
+    (r"(?>a+?)a|\w|\s", "aaa"),
+    (r"(?>\w)+x|\w+|\s|.", "abx ab"),
+    (r"(?>\w+){2}|\w|\s", "abc d"),
+    (r"(?P<a>\w)(?<b>\d)+|\w+|\s", "a12 bc"),
+    (r"(?i)ab|(?-i:c)d|\w|\s", "AB Cd cD CD"),
+    (r"(?s).+|x", "a\nb"),
+    (r"(?s:.)\n|.|\n", "a\n\n\nb"),
+    (r"(?i:(?-i:a)b)+|\w|\s", "aBaB AB ab"),
+]
+
+
+@pytest.mark.parametrize("pattern, text", NEW_SHAPE_CASES)
+def test_new_shapes_on_their_edge_cases(pattern, text):
+    program = compile_class_runs(pattern)
+    assert program is not None
+    matcher = ClassRunsMatcher(program)
+    expected = [m.span() for m in regex.finditer(pattern, text)]
+    assert matcher.spans(text.encode("utf-8")) == expected
+    ends = regex_ends(pattern, text)
+    assert twin_ends(program, text) == ends
+    native = matcher.piece_ends(text.encode("utf-8"))
+    assert (None if native is None else [len(text.encode()[:e].decode()) for e in native]) == ends
 
 
 fuzzed_text = st.lists(
@@ -121,26 +179,51 @@ _TAKING_RUN = st.tuples(st.sampled_from(_ATOMS), st.sampled_from(["", "+", "{2}"
 _GROUP_QUANTIFIER = st.tuples(st.sampled_from(["", "?", "*", "+", "{2}", "{1,3}", "{2,}"]),
                               st.sampled_from(["", "+", "?"])).map("".join)
 _ASSERTION = st.sampled_from([r"\b", r"\B", "^", r"\A", "$", r"\Z", r"\z", r"(?!\S)", r"(?=\s)", r"(?:'s|'t)?",
-                              r"(?i:'s|'re)", r"(?:a|bc)", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)", r"(?<!\p{L}\p{L})"])
+                              r"(?i:'s|'re)", r"(?:a|bc)", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)", r"(?<!\p{L}\p{L})",
+                              r"(?=\s*\S)", r"(?<=^|\s)", r"(?<!\p{L}\p{N}?)", r"(?=(?:\p{N}{2})+\b)"])
+# A lookbehind's runs: bounded (else regex runs it), not possessive (matched forwards by us).
+_BOUNDED_RUN = st.tuples(st.sampled_from(_ATOMS), st.sampled_from(["", "?", "{2}", "{1,3}", "{,2}"]),
+                         st.sampled_from(["", "?"])).map("".join)
 
 
 def _group(inner):
     """A group of sequences of `inner` items, each ending with a run that takes a character (an
-    alternative that can match nothing is left to regex), quantified."""
+    alternative that can match nothing is left to regex), quantified: non-capturing, capturing,
+    named, atomic, with flags."""
     sequence = st.tuples(st.lists(inner, max_size=1).map("".join), _TAKING_RUN).map("".join)
-    return st.tuples(st.sampled_from(["(?:", "(?i:", "("]), st.lists(sequence, min_size=1, max_size=3).map("|".join),
-                     st.just(")"), _GROUP_QUANTIFIER).map("".join)
+    return st.tuples(st.sampled_from(["(?:", "(?i:", "(", "(?P<g>", "(?<h>", "(?>", "(?s:", "(?-i:"]),
+                     st.lists(sequence, min_size=1, max_size=3).map("|".join), st.just(")"), _GROUP_QUANTIFIER).map("".join)
 
 
-# An item: a run, an assertion or lookahead, a group of them (nested up to 2 deep).
-_ITEM = st.recursive(st.one_of(_RUN, _ASSERTION), _group, max_leaves=4)
-# An alternative: often an assertion, a run, more items, often an assertion or lookahead; or
-# items; or a group first (most of them match something only when their start does).
-_ALTERNATIVE = st.tuples(st.sampled_from(["", r"\b", r"\B", "^", r"\A", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)"]), _RUN, st.lists(_ITEM, max_size=2).map("".join),
+def _lookaround(inner):
+    """A lookahead of sequences of `inner` items, which may match nothing; a lookbehind of
+    sequences of bounded runs, assertions and optional groups of them."""
+    ahead = st.tuples(st.sampled_from(["(?=", "(?!"]), st.lists(st.lists(inner, max_size=2).map("".join),
+                                                                   min_size=1, max_size=2).map("|".join))
+    behind_item = st.one_of(_BOUNDED_RUN, st.sampled_from([r"\b", "^", "$", r"(?:a|\s\p{L})?", r"(?:\p{L}\p{N}?){1,2}"]))
+    behind = st.tuples(st.sampled_from(["(?<=", "(?<!"]), st.lists(st.lists(behind_item, max_size=3).map("".join),
+                                                                     min_size=1, max_size=2).map("|".join))
+    return st.one_of(ahead, behind).map(lambda parts: "".join(parts) + ")")
+
+
+# An item: a run, an assertion or lookaround, a group of them (nested up to 2 deep).
+_ITEM = st.recursive(st.one_of(_RUN, _ASSERTION), lambda inner: st.one_of(_group(inner), _lookaround(inner)),
+                     max_leaves=4)
+# An alternative: often an assertion or lookaround, a run, more items, often an assertion or
+# lookahead; or items; or a group first (most of them match something only when their start
+# does). A lookaround first decides whether the alternative's piece is taken at all, where a
+# wrong answer shows.
+_ALTERNATIVE = st.tuples(st.one_of(st.sampled_from(["", r"\b", r"\B", "^", r"\A", r"(?<=\s)", r"(?<!\w)", r"(?<='s|a)"]),
+                                   _lookaround(st.one_of(_RUN, _ASSERTION))),
+                         _RUN, st.lists(_ITEM, max_size=2).map("".join),
                          st.sampled_from(["", r"\b", r"\B", "$", r"\Z", r"(?!\S)"])).map("".join)
-random_pattern = st.lists(st.one_of(_ALTERNATIVE, st.lists(_ITEM, min_size=1, max_size=4).map("".join),
-                                    st.tuples(_group(_ITEM), st.lists(_ITEM, max_size=1).map("".join)).map("".join)),
-                          min_size=1, max_size=4).map(lambda alternatives: "|".join(alternatives + [r"\s", "."]))
+random_pattern = st.tuples(
+    st.sampled_from(["", "", "", "(?i)", "(?s)"]),  # flags for the whole pattern
+    # (items then a run that takes a character: items alone, mostly lookarounds and assertions
+    # now, would often match nothing, and the pattern would be left to regex.)
+    st.lists(st.one_of(_ALTERNATIVE, st.tuples(st.lists(_ITEM, min_size=1, max_size=3).map("".join), _TAKING_RUN).map("".join),
+                       st.tuples(_group(_ITEM), st.lists(_ITEM, max_size=1).map("".join)).map("".join)),
+             min_size=1, max_size=4).map(lambda alternatives: "|".join(alternatives + [r"\s", "."]))).map("".join)
 
 
 @settings(max_examples=400, deadline=None)
@@ -194,7 +277,7 @@ def test_every_code_point(name, compiled):
 
 @pytest.mark.parametrize("relative", CORPUS_FILES)
 @pytest.mark.parametrize("name", ["qwen2", "o200k", "tekken", "digits-1-2", "words-and-case", "give-back", "groups",
-                                  "nested-groups", "deepseek"])
+                                  "nested-groups", "deepseek", "lookaround", "atomic-named", "flags"])
 def test_corpus_files(name, relative, compiled):
     text = corpus_path(relative).read_bytes().decode("utf-8")[:300_000]
     # The twin recurses once an iteration of a group (Python's stack holds about a hundred): on
@@ -274,3 +357,11 @@ def test_a_piece_of_many_iterations_runs_in_regex_within_a_small_stack():
         threading.stack_size(previous)
     assert found == [(None, regex.findall(pattern, text))]
     assert twin_ends(compile_class_runs(pattern), "a " * 20 + "b!") == [41, 42]
+
+
+@pytest.mark.parametrize("pattern", [r"\p{L}+(?=\p{L}*\p{L}*\p{L}*!)|[\s\S]", r"(?:\p{L}(?=\p{L}*\p{L}*!))+|[\s\S]",
+                                     r"(?<=\p{L}{0,16}\p{L}{0,16})x|(?<!\p{L}?\p{L}?\p{L}?\p{L}?\p{L}?!)\p{L}|[\s\S]"])
+def test_a_lookaround_that_backtracks_badly_runs_in_regex_past_the_step_budget(pattern):
+    text = "a" * 300 + "?"  # no "!": each lookaround backtracks over the letters after it
+    assert ClassRunsMatcher(compile_class_runs(pattern)).piece_ends(text.encode()) is None  # over budget
+    assert UserPattern(pattern).findall(text) == regex.findall(pattern, text)  # regex's pieces

@@ -60,6 +60,7 @@ EDGE_CASES = [
     "...\n/\n", "a/\n/b", "!!\r\n", " !!", " ,\n", "a\x0b\x0cb", "\x85a", "\xa0a", "a\u2028\u2029",
     "\x1c\x1d\x1e\x1f", "\x00a",
     "\u2581", "\u2581\u2581a\u2581b\u2581\u2581", "a\u2581", "\u2581\u2581", "a\u2581\u2581 \u2581中",  # sentencepiece's space
+    "“a”\u2581\u2580\u2582\u2581—\u2581\u2581–",  # and characters of the same lead byte E2
     # DeepSeek's Split: ASCII punctuation before ASCII letters, a prefix before letters and marks,
     # other punctuation and symbols, the gaps it leaves; the ends of its CJK range.
     "!abc", "!!abc", "'été", "-Ab1", "~z", "1a", "1\u0301", "\x00a", "\x00\x00a", "\u200b\u200b",

@@ -5,25 +5,35 @@ The shape: alternatives (`|`) of items, each item one of
 - a one-character atom (a `[...]` class, `\\p{..}`, `\\P{..}`, `\\s`, `\\d`, `\\w` and their negations,
   `.`, an escaped or plain literal) with an optional quantifier (`?`, `*`, `+`, `{m}`, `{m,}`,
   `{m,n}`, `{,n}`), greedy, possessive or lazy;
-- a group `(?:...)`, `(?i:...)` or `(...)` (capturing: the pieces are whole matches) whose
+- a group `(?:...)`, `(...)`, a named one `(?P<name>...)`, `(?<name>...)` (capturing: the
+  pieces are whole matches) or one with flags `(?i:...)`, `(?s-i:...)` (of `i` and `s`), whose
   alternatives are sequences of items (runs, literals, groups, assertions, up to MAX_DEPTH deep),
   with a quantifier as a run's (`(?:\\p{L}\\p{M}*)+`, `(?:,\\d{3})*`, `(?:[^\\S\\n]*\\n)+?`): a
   REPEAT item, or, when its alternatives are literals once or optional (`(?i:'s|'t|'re)`), a
   GROUP item (one step a literal);
-- a lookahead `(?!...)`, `(?=...)` or lookbehind `(?<!...)`, `(?<=...)` of literal alternatives
-  (`(?!\\S)`, `(?= \\S)`, `(?<=\\d)`, `(?<!'s|'t)`);
+- an atomic group `(?>...)`: a REPEAT item once, possessive (its first way, never given back),
+  itself repeated when quantified (`(?>\\p{L}+'?)+`);
+- a lookahead `(?!...)`, `(?=...)` or lookbehind `(?<!...)`, `(?<=...)`: of literal alternatives
+  (`(?!\\S)`, `(?= \\S)`, `(?<=\\d)`, `(?<!'s|'t)`), an AHEAD or BEHIND item; else of any
+  alternatives (`(?=\\s*\\S)`, `(?=(?:\\d{3})+(?!\\d))`, `(?<=\\p{L}\\p{M}?)`), which may match
+  nothing, a LOOKAHEAD or LOOKBEHIND item over a sub-program. A lookbehind's must span at most
+  MAX_BEHIND characters (none unbounded) and hold no possessive run, atomic group or lookaround:
+  `regex` matches a lookbehind backwards, and only then does whether it matches not depend on
+  the direction (its characters are tried from each start up to MAX_BEHIND back, forwards, for a
+  way that ends where the lookbehind stands);
 - `$` (the end of the text, or before a final newline, as `regex` reads it without MULTILINE);
 - an assertion `\\b`, `\\B` (a word boundary: `\\w` on one side only, `\\w` asked of `regex`),
   `^`, `\\A` (the start of the text, as `regex` reads `^` without MULTILINE) or `\\Z`, `\\z` (the
   very end of the text, as `regex` reads both).
-Every alternative, of the pattern or of a group, must take a character (so no iteration of a
-group is empty: nothing to guard, where `regex` has rules for an empty iteration). Anything else
-(inline flags, an alternative that can match nothing, a lookaround of more than literals,
-backrefs, atomic or named groups...) is not this shape: `compile_class_runs` returns
-None and the pattern runs in `regex`, as before.
+The pattern may start with flags `(?i)`, `(?s)`, `(?is)` (they hold for all of it). Every
+alternative, of the pattern or of a group, must take a character (so no iteration of a group is
+empty: nothing to guard, where `regex` has rules for an empty iteration); a lookaround's may
+match nothing. Anything else (other flags, flags later in the pattern, an alternative that can
+match nothing, an unbounded lookbehind, backrefs, recursion...) is not this shape:
+`compile_class_runs` returns None and the pattern runs in `regex`, as before.
 
-Each atom is a set of code points asked of `regex` itself (the atom alone, inside `(?i:...)` in a
-case-insensitive group): the Unicode tables are regex's whatever its version, so the compiled
+Each atom is a set of code points asked of `regex` itself (the atom alone, inside `(?i:...)`,
+`(?s:...)` where those flags hold): the Unicode tables are regex's whatever its version, so the compiled
 form cannot disagree with it on which characters a class holds. Matching is a backtracking
 search that tries the alternatives in order, each greedy run from its longest and each greedy
 group's next iteration before what follows it (lazy: the other way round), as `regex` does; `twin_ends` is its pure-Python twin, and the tests compare both with `regex.findall`.
@@ -37,7 +47,8 @@ import regex
 
 from tokfx.normalizers.code_point_sets import code_point_bitmap
 
-RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND = range(7)  # item kinds (the native matcher's enum)
+# Item kinds (the native matcher's enum).
+RUN, AHEAD, END, GROUP, ASSERT, REPEAT, BEHIND, LOOKAHEAD, LOOKBEHIND = range(9)
 GREEDY, POSSESSIVE, LAZY = range(3)  # how a run or a repeated group takes its characters
 START, WORD_BOUNDARY, NOT_WORD_BOUNDARY, TEXT_END = range(4)  # what an ASSERT item asserts
 # `\Z` is the very end in `regex` (not before a final newline, as `$` also is).
@@ -47,11 +58,18 @@ UNBOUNDED = 2**62
 MAX_DEPTH = 16  # groups inside groups: deeper is left to regex (the compiler recurses per level)
 MAX_CLASSES = 64  # distinct atoms: each costs a pass of `regex` over every code point on load
 MAX_ALTERNATIVES = 64  # each costs the native matcher a first-character bitmap (139 KB)
+# Characters a lookbehind of a sub-program may span: it is tried from each start that far back.
+MAX_BEHIND = 32
+_FLAGS = frozenset("is")  # inline flags whose meaning is only which characters an atom holds
 _ESCAPED_CLASSES = frozenset("sSdDwW")
 _CONTROL_ESCAPES = frozenset("afnrtv")
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 _SPECIAL = frozenset(".^$*+?{}[]()|\\")
 _QUANTIFIER = regex.compile(r"(?:([?*+])|\{(\d*)(,?)(\d*)\})([+?]?)")
+# A group that takes flags (`(?i:`, `(?s-i:`), a named group, and flags for the whole pattern.
+_FLAGS_GROUP = regex.compile(r"\(\?([a-z]*)(?:-([a-z]+))?:")
+_NAMED_GROUP = regex.compile(r"\(\?P?<\w+>")
+_GLOBAL_FLAGS = regex.compile(r"\(\?([a-z]+)\)")
 
 
 Item = tuple[int, int, int, int, int]
@@ -67,7 +85,9 @@ class ClassRuns:
     an item is (kind, argument, least, most, mode): RUN (class index, repeats, GREEDY, POSSESSIVE
     or LAZY), AHEAD and BEHIND (group index, least=1 for a negative lookaround), END, GROUP
     (group index, least 0 or 1), ASSERT (the class index of `\\w` for a word boundary, least=START,
-    WORD_BOUNDARY, NOT_WORD_BOUNDARY or TEXT_END), REPEAT (sub-program index, iterations, mode);
+    WORD_BOUNDARY, NOT_WORD_BOUNDARY or TEXT_END), REPEAT (sub-program index, iterations, mode),
+    LOOKAHEAD (sub-program index, least=1 if negative), LOOKBEHIND (the same, most=the most
+    characters its sub-program spans);
     a group is its literal alternatives, each a tuple of class indices; a sub-program is
     alternatives of items, as the pattern's own."""
     pattern: str
@@ -78,8 +98,8 @@ class ClassRuns:
 
 
 @lru_cache(maxsize=256)
-def _class_bitmap(atom: str, ignore_case: bool) -> bytes:
-    return code_point_bitmap(regex.compile(f"(?i:{atom})" if ignore_case else atom))
+def _class_bitmap(atom: str, flags: str) -> bytes:
+    return code_point_bitmap(regex.compile(f"(?{flags}:{atom})" if flags else atom))
 
 
 def _class_end(pattern: str, i: int) -> int:
@@ -137,28 +157,28 @@ def _atom_end(pattern: str, i: int) -> int:
 class _Compiler:
     def __init__(self, pattern: str):
         self.pattern = pattern
-        self.classes: dict[tuple[str, bool], int] = {}
+        self.classes: dict[tuple[str, str], int] = {}
         self.groups: list[tuple[tuple[int, ...], ...]] = []
         self.subs: list[tuple[tuple[Item, ...], ...]] = []
 
-    def class_index(self, atom: str, ignore_case: bool = False) -> int:
-        key = (atom, ignore_case)
+    def class_index(self, atom: str, flags: str = "") -> int:
+        key = (atom, flags)
         if key not in self.classes:
             if len(self.classes) == MAX_CLASSES:
                 raise NotClassRuns
             self.classes[key] = len(self.classes)
         return self.classes[key]
 
-    def atom(self, i: int, ignore_case: bool = False) -> tuple[int, int]:
+    def atom(self, i: int, flags: str = "") -> tuple[int, int]:
         """(class index, end) of the atom at i."""
         end = _atom_end(self.pattern, i)
-        return self.class_index(self.pattern[i:end], ignore_case), end
+        return self.class_index(self.pattern[i:end], flags), end
 
-    def group(self, i: int, ignore_case: bool, depth: int) -> tuple[tuple[tuple[Item, ...], ...], int]:
+    def group(self, i: int, flags: str, depth: int, may_be_empty: bool = False) -> tuple[tuple[tuple[Item, ...], ...], int]:
         """(alternatives, end) of the group whose contents start at i, up to its closing parenthesis."""
         if depth == MAX_DEPTH:
             raise NotClassRuns
-        alternatives, i = self.alternatives(i, ignore_case, depth + 1)
+        alternatives, i = self.alternatives(i, flags, depth + 1, may_be_empty)
         if i == len(self.pattern):
             raise NotClassRuns
         return alternatives, i + 1
@@ -169,6 +189,31 @@ class _Compiler:
             return None
         self.groups.append(tuple(tuple(arg for _, arg, _, _, _ in items) for items in alternatives))
         return len(self.groups) - 1
+
+    def sub(self, alternatives: tuple[tuple[Item, ...], ...]) -> int:
+        self.subs.append(alternatives)
+        return len(self.subs) - 1
+
+    def behind_width(self, alternatives: tuple[tuple[Item, ...], ...]) -> int:
+        """The most characters the lookbehind's alternatives span; NotClassRuns where they may
+        span more than MAX_BEHIND or hold what `regex`, matching backwards, may match otherwise
+        (module docstring)."""
+        widest = 0
+        for items in alternatives:
+            width = 0
+            for kind, arg, _, most, mode in items:
+                if kind in (AHEAD, BEHIND, LOOKAHEAD, LOOKBEHIND) or (kind in (RUN, REPEAT) and mode == POSSESSIVE):
+                    raise NotClassRuns
+                if kind == RUN:
+                    width += most
+                elif kind == GROUP:
+                    width += max(map(len, self.groups[arg]))
+                elif kind == REPEAT:
+                    width += most * self.behind_width(self.subs[arg])
+                if width > MAX_BEHIND:
+                    raise NotClassRuns
+            widest = max(widest, width)
+        return widest
 
     def quantifier(self, i: int) -> tuple[int, int, int, int]:
         """(least, most, mode, end) of the quantifier at i (1, 1, GREEDY, i if none)."""
@@ -187,7 +232,24 @@ class _Compiler:
             raise NotClassRuns
         return least, most, {"": GREEDY, "+": POSSESSIVE, "?": LAZY}[mode], found.end()
 
-    def alternative(self, i: int, ignore_case: bool, depth: int) -> tuple[tuple[Item, ...], int]:
+    def group_opening(self, i: int, flags: str) -> tuple[int, str] | None:
+        """(where its contents start, the flags inside) of the group (not a lookaround) opening at
+        i: `(?:`, `(`, a named group or a group with flags; None if none opens there."""
+        pattern = self.pattern
+        if pattern.startswith("(?:", i):
+            return i + 3, flags
+        if pattern.startswith("(", i) and not pattern.startswith("(?", i):
+            return i + 1, flags
+        if named := _NAMED_GROUP.match(pattern, i):  # (after the lookbehinds, which start alike)
+            return named.end(), flags
+        if (scoped := _FLAGS_GROUP.match(pattern, i)) is None:
+            return None
+        on, off = scoped.group(1), scoped.group(2) or ""
+        if not set(on + off) <= _FLAGS:
+            raise NotClassRuns  # flags that change more than an atom's characters
+        return scoped.end(), "".join(sorted(set(flags + on) - set(off)))
+
+    def alternative(self, i: int, flags: str, depth: int, may_be_empty: bool = False) -> tuple[tuple[Item, ...], int]:
         """The items from i to the next `|` or `)` of this level (or the end), and where they stop."""
         items = []
         pattern = self.pattern
@@ -201,16 +263,28 @@ class _Compiler:
                 i += 1 if pattern[i] == "^" else 2
             elif pattern.startswith(("(?!", "(?=", "(?<!", "(?<="), i):
                 behind = pattern[i + 2] == "<"
-                alternatives, end = self.group(i + (4 if behind else 3), ignore_case, depth)
+                negative = int(pattern[i + 2 + behind] == "!")
+                # A lookaround's alternatives may match nothing: it is tried once, never iterated.
+                alternatives, end = self.group(i + (4 if behind else 3), flags, depth, may_be_empty=True)
                 index = self.literal_group(alternatives)
-                if index is None:
-                    raise NotClassRuns  # a lookaround of more than literals
-                items.append((BEHIND if behind else AHEAD, index, int(pattern[i + 2 + behind] == "!"), 0, 0))
+                if index is not None:
+                    items.append((BEHIND if behind else AHEAD, index, negative, 0, 0))
+                elif behind:
+                    items.append((LOOKBEHIND, self.sub(alternatives), negative, self.behind_width(alternatives), 0))
+                else:
+                    items.append((LOOKAHEAD, self.sub(alternatives), negative, 0, 0))
                 i = end
-            elif pattern.startswith(("(?:", "(?i:"), i) or (pattern[i] == "(" and not pattern.startswith("(?", i)):
+            elif pattern.startswith("(?>", i):
+                # Atomic: its first way only, as a possessive group once; quantified, iterations of that.
+                alternatives, i = self.group(i + 3, flags, depth)
+                atomic = (REPEAT, self.sub(alternatives), 1, 1, POSSESSIVE)
+                least, most, mode, i = self.quantifier(i)
+                items.append(atomic if (least, most, mode) == (1, 1, GREEDY) else
+                             (REPEAT, self.sub(((atomic,),)), least, most, mode))
+                continue
+            elif (opening := self.group_opening(i, flags)) is not None:
                 # A capturing group matches as a non-capturing one: the pieces are whole matches.
-                opening = 4 if pattern.startswith("(?i:", i) else 3 if pattern.startswith("(?:", i) else 1
-                alternatives, i = self.group(i + opening, ignore_case or opening == 4, depth)
+                alternatives, i = self.group(*opening, depth)
                 least, most, mode, i = self.quantifier(i)
                 # Literals, once or optional (contractions, `'(?:[sdmt]|ll|ve|re)`): one step a
                 # literal where a REPEAT would take one a character.
@@ -218,25 +292,25 @@ class _Compiler:
                 if index is not None:
                     items.append((GROUP, index, least, 1, 0))
                 else:
-                    self.subs.append(alternatives)
-                    items.append((REPEAT, len(self.subs) - 1, least, most, mode))
+                    items.append((REPEAT, self.sub(alternatives), least, most, mode))
                 continue
             else:
-                index, i = self.atom(i, ignore_case)
+                index, i = self.atom(i, flags)
                 least, most, mode, i = self.quantifier(i)
                 items.append((RUN, index, least, most, mode))
                 continue
-            if _QUANTIFIER.match(pattern, i):  # a quantified lookahead, end or assertion
+            if _QUANTIFIER.match(pattern, i):  # a quantified lookaround, end or assertion
                 raise NotClassRuns
-        if not any(kind in (RUN, GROUP, REPEAT) and least > 0 for kind, _, least, _, _ in items):
+        if not may_be_empty and not any(kind in (RUN, GROUP, REPEAT) and least > 0 for kind, _, least, _, _ in items):
             raise NotClassRuns  # the alternative can match nothing (so no iteration of a group can)
         return tuple(items), i
 
-    def alternatives(self, i: int, ignore_case: bool, depth: int) -> tuple[tuple[tuple[Item, ...], ...], int]:
+    def alternatives(self, i: int, flags: str, depth: int,
+                     may_be_empty: bool = False) -> tuple[tuple[tuple[Item, ...], ...], int]:
         """The alternatives from i to the `)` that closes their level (or the end), and where they stop."""
         alternatives = []
         while True:
-            items, i = self.alternative(i, ignore_case, depth)
+            items, i = self.alternative(i, flags, depth, may_be_empty)
             alternatives.append(items)
             if len(alternatives) > MAX_ALTERNATIVES:
                 raise NotClassRuns
@@ -245,10 +319,15 @@ class _Compiler:
             i += 1  # the `|`
 
     def compile(self) -> ClassRuns:
-        alternatives, i = self.alternatives(0, False, 0)
+        start, flags = 0, ""
+        if found := _GLOBAL_FLAGS.match(self.pattern):  # flags for the whole pattern: only first
+            if not set(found.group(1)) <= _FLAGS:
+                raise NotClassRuns
+            start, flags = found.end(), "".join(sorted(set(found.group(1))))
+        alternatives, i = self.alternatives(start, flags, 0)
         if i != len(self.pattern):
             raise NotClassRuns  # a `)` that closes nothing
-        classes = tuple(_class_bitmap(atom, ignore_case) for atom, ignore_case in self.classes)
+        classes = tuple(_class_bitmap(atom, flags) for atom, flags in self.classes)
         return ClassRuns(self.pattern, classes, alternatives, tuple(self.groups), tuple(self.subs))
 
 
@@ -309,6 +388,13 @@ def twin_ends(program: ClassRuns, text: str) -> list[int] | None:
             return rest(pos) if pos == n or (pos == n - 1 and text[pos] == "\n") else -1
         if kind in (AHEAD, BEHIND):
             found = any(at(literal, pos - len(literal) if kind == BEHIND else pos) for literal in groups[arg])
+            return rest(pos) if found != bool(least) else -1
+        if kind == LOOKAHEAD:
+            found = any(match(sub, 0, pos, lambda end: end) >= 0 for sub in subs[arg])
+            return rest(pos) if found != bool(least) else -1
+        if kind == LOOKBEHIND:  # a way from up to `most` characters back that ends at pos
+            found = any(match(sub, 0, start, lambda end: end if end == pos else -1) >= 0
+                        for start in range(pos, max(pos - most, 0) - 1, -1) for sub in subs[arg])
             return rest(pos) if found != bool(least) else -1
         if kind == ASSERT:
             if least == START:

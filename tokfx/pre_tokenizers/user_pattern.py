@@ -14,11 +14,12 @@ Three bounds, so that no pattern hangs or exhausts memory and none silently drop
   one).
 
 A pattern of the GPT shape (tokfx.pre_tokenizers.class_runs: alternatives of class runs,
-contractions, `\\s+(?!\\S)`, `(?<=\\d)`, assertions, repeated and nested groups such as
-`(?:\\p{L}\\p{M}*)+`) runs natively instead, with the classes' code points asked of
-`regex`; its matches in the probe must equal regex's, else it runs in `regex`. The native
-matcher counts its steps: past a budget, or where the pattern skips a character, that call
-runs in `regex`, under the bounds above.
+contractions, `\\s+(?!\\S)`, `(?<=\\d)`, `(?=(?:\\d{3})*(?!\\d))`, assertions, repeated and
+nested groups such as `(?:\\p{L}\\p{M}*)+`, atomic and named groups, the flags `i` and `s`)
+runs natively instead, with the classes' code points asked of `regex`; its matches in the
+probe must equal regex's, else it runs in `regex`. The native matcher counts its steps: past
+a budget, or where the pattern skips a character, that call runs in `regex`, under the bounds
+above.
 """
 from __future__ import annotations
 
