@@ -174,7 +174,8 @@ cdef inline Py_ssize_t _one_symbol_run(const int32_t* symbols, const Py_ssize_t*
         after = token == joined
         score = score + alone_score[symbol]
         k += 1
-    tokens.resize(first + written)
+    if written != end - start:  # a second resize only when something was joined (English: short runs)
+        tokens.resize(first + written)
     running[0] = score
     return k
 
