@@ -27,7 +27,7 @@ from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
 from double_array cimport DoubleArray, da_build
 from symbol_trie cimport SymbolTrie, trie_build
 from viterbi32 cimport Best32, slot_scores
-from viterbi32_segments cimport Segments, segments_init, viterbi32_segments
+from viterbi32_segments cimport Segments, only_in_runs, segments_init, viterbi32_segments
 
 from array import array
 
@@ -66,7 +66,8 @@ cdef class PathSegmenter:
     # pieces are not cached by their bytes then; viterbi32_segments caches what it can prove).
     cdef double _running
     cdef Best _best
-    cdef int32_t _joined  # join_runs_of's token, or -1
+    cdef int32_t _joined  # join_runs_of's token, or -1 (also when viterbi32_segments joins its runs)
+    cdef int32_t _joined_in_runs  # join_runs_of's token when viterbi32_segments joins its runs, or -1
     cdef Py_ssize_t _num_tokens
     # Of the reversed tokens, but for greedy. Last: its 4 KB root table between the header and
     # the fields written per token (_out, _paths) made pathpiece-l 3-4% slower, likely by 4K
@@ -119,13 +120,15 @@ cdef class PathSegmenter:
         self._num_tokens = len(tokens)
         self._char_ids = None if char_ids is None else array("i", char_ids)
         init_symbol_map(&self._map, cjk_prefix_ids, self._char_ids, num_symbols, unknown_symbol)
-        self._joined = -1
+        self._joined = self._joined_in_runs = -1
 
     def join_runs_of(self, int32_t token_id):
         """From now on encode_pieces writes each run of token_id as one (tokfx.segmenters.unknown_runs)."""
         if not 0 <= token_id < self._num_tokens:
             raise ValueError(f"token id {token_id} is not a token")
-        self._joined = token_id
+        self._joined, self._joined_in_runs = token_id, -1
+        if self._mode == LIKELIHOOD and self._float32 and only_in_runs(&self._segments, token_id):
+            self._joined, self._joined_in_runs = -1, token_id  # no pass over the ids: they come out joined
 
     cdef int _segment_into_out(self, const int32_t* symbols, Py_ssize_t n) except -1:
         cdef uint64_t state
@@ -156,6 +159,7 @@ cdef class PathSegmenter:
         """The token ids of one piece given as base symbols."""
         self._out.clear()
         self._running = 0.0
+        self._segments.joined = -1
         if symbols.shape[0]:
             self._segment_into_out(&symbols[0], symbols.shape[0])
         return ids_as_list(self._out, self._id_objects)
@@ -176,6 +180,7 @@ cdef class PathSegmenter:
         cdef bint cached
         self._out.clear()
         self._running = score_from
+        self._segments.joined = self._joined_in_runs
         for k in range(ends.shape[0]):
             end = ends[k]
             if end < start or end > size:

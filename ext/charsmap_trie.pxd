@@ -121,6 +121,26 @@ cdef inline bint is_key_path(const vector[uint32_t]& trie, const unsigned char* 
     return True
 
 
+cdef inline bint has_longer_key(const vector[uint32_t]& trie, const unsigned char* text, Py_ssize_t size) noexcept nogil:
+    """Some key starts with text and is longer than it (its node has a child other than the
+    leaf's value unit, which sits at label 0)."""
+    cdef const uint32_t* units = trie.data()
+    cdef size_t count = trie.size(), node, child
+    cdef Py_ssize_t i
+    cdef uint32_t label
+    if not is_key_path(trie, text, size):
+        return False
+    node = unit_offset(units[0])
+    for i in range(size):
+        node ^= text[i]
+        node ^= unit_offset(units[node])
+    for label in range(1, 256):
+        child = node ^ label
+        if child < count and unit_label(units[child]) == label:
+            return True
+    return False
+
+
 cdef inline const char* replacement(const char* pool, Py_ssize_t pool_size, uint32_t value,
                                     Py_ssize_t* size) except NULL:
     """The NUL-terminated replacement at `value` in the pool of pool_size bytes (its length at

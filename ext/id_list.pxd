@@ -71,9 +71,11 @@ cdef inline void join_runs(vector[int32_t]* ids, int32_t token) noexcept nogil:
     pieces: tokfx.segmenters.unknown_runs, whose UnknownRuns is the twin)."""
     cdef Py_ssize_t i, write = 0, n = ids.size()
     cdef int32_t* data = ids.data()
-    for i in range(n):
-        if data[i] == token and write and data[write - 1] == token:
-            continue
-        data[write] = data[i]
-        write += 1
+    cdef int32_t x
+    cdef bint after = False  # the id before was `token` (so the last one kept is too)
+    for i in range(n):  # every id stored, the end moved only past a kept one: no branch
+        x = data[i]
+        data[write] = x
+        write += not (x == token and after)
+        after = x == token
     ids.resize(write)

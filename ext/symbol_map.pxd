@@ -82,21 +82,68 @@ cdef inline Py_ssize_t utf8_char(const unsigned char* c, Py_ssize_t size, int32_
     return 4
 
 
+cdef inline Py_ssize_t _three_byte_run(const SymbolMap* m, const unsigned char* piece, Py_ssize_t size,
+                                       Py_ssize_t i, int32_t* out, Py_ssize_t* n) noexcept nogil:
+    """map_symbols' characters (of a chars alphabet with an unknown symbol) from piece[i] while
+    they are well-formed 3-byte ones (Chinese): written to out from out[*n]; returns where the
+    run stops. The next character is always 3 bytes on, so the loop's reads do not wait on
+    each other's lengths as utf8_char's do; the checks are folded into one branch, and the
+    unknown symbol is chosen by a mask (in Chinese text, covered characters and not covered
+    ones come mixed)."""
+    cdef unsigned char b1, b2, b3
+    cdef int32_t code_point, symbol, unknown = m.unknown
+    cdef Py_ssize_t k = n[0]
+    while i + 3 <= size:
+        b1, b2, b3 = piece[i], piece[i + 1], piece[i + 2]
+        code_point = (b1 & 0x0F) << 12 | (b2 & 0x3F) << 6 | (b3 & 0x3F)
+        # Not a lead byte and two continuation bytes, overlong, or a surrogate.
+        if (((b1 & 0xF0) ^ 0xE0) | ((b2 & 0xC0) ^ 0x80) | ((b3 & 0xC0) ^ 0x80)
+                | (code_point < 0x800) | ((code_point & 0xF800) == 0xD800)):
+            break
+        symbol = m.char_ids[code_point] if code_point < m.char_limit else -1
+        symbol += (unknown - symbol) & -(symbol < 0)
+        out[k] = symbol
+        k += 1
+        i += 3
+    n[0] = k
+    return i
+
+
 cdef inline Py_ssize_t map_symbols(const SymbolMap* m, const unsigned char* piece, Py_ssize_t size,
                                    int32_t* out) noexcept nogil:
     """Write the base symbols of one pre-token to out (never more than size of them: a character
     is at most its bytes, a remapped one three); return how many. The pre-token starts with no
     current prefix, and a covered character between two fallback characters keeps it. With an
     unknown symbol, a character not covered is that one symbol (sentencepiece's unknown piece)."""
-    cdef Py_ssize_t i = 0, n = 0, length, k, written
-    cdef int32_t code_point = 0, current = -1
+    cdef Py_ssize_t i
     if m.char_ids == NULL and m.unknown < 0:
         if m.remap:
             return cjk_symbols(piece, size, m.prefix_ids, out)
         for i in range(size):
             out[i] = piece[i]
         return size
+    # Two copies of the loop, by a constant: with the 3-byte runs in it, the loop ran English
+    # some 3 % slower even where they were never entered (byte fallback).
+    if m.unknown >= 0:
+        return _map_characters(m, piece, size, out, True)
+    return _map_characters(m, piece, size, out, False)
+
+
+cdef inline Py_ssize_t _map_characters(const SymbolMap* m, const unsigned char* piece, Py_ssize_t size,
+                                       int32_t* out, bint runs) noexcept nogil:
+    """map_symbols over a chars alphabet; `runs` (a constant at each call): with the 3-byte
+    runs, which need the unknown symbol."""
+    cdef Py_ssize_t i = 0, n = 0, length, k, written
+    cdef int32_t code_point = 0, current = -1
     while i < size:
+        # A run of 3-byte characters with the unknown symbol (Chinese), not one alone (the "▁"
+        # between English words), nor with byte fallback (each character not covered would
+        # leave the run): entering and leaving it costs more than utf8_char (measured: English
+        # 5 %, Chinese with byte fallback 10 % slower).
+        if runs and 0xE0 <= piece[i] < 0xF0 and i + 3 < size and 0xE0 <= piece[i + 3] < 0xF0:
+            i = _three_byte_run(m, piece, size, i, out, &n)
+            if i == size:
+                break
         length = utf8_char(piece + i, size - i, &code_point)
         if length and code_point < m.char_limit and m.char_ids[code_point] >= 0:
             out[n] = m.char_ids[code_point]

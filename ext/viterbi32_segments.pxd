@@ -68,6 +68,9 @@ cdef struct Segments:
     vector[float] alone_score
     vector[float] token_score  # per token id: its float32 score
     double max_score  # A: the largest score of a token, in size
+    # A token whose runs the one-symbol runs write as one (-1: none), one that only they
+    # write (only_in_runs).
+    int32_t joined
     Py_ssize_t hits  # segments served from the cache
     vector[Py_ssize_t] cuts  # scratch: 0, the crossings, n
     vector[uint64_t] hashes  # scratch: per segment, its hash_piece
@@ -81,6 +84,7 @@ cdef inline int segments_init(Segments* s, tokens, const double* scores, const D
     cdef int32_t node
     s.hits = 0
     s.max_score = 0.0
+    s.joined = -1
     s.token_score.clear()
     for token in tokens:
         if token is not None and len(token):
@@ -106,6 +110,18 @@ cdef inline int segments_init(Segments* s, tokens, const double* scores, const D
     return 0
 
 
+cdef inline bint only_in_runs(const Segments* s, int32_t token) noexcept:
+    """`token` only comes out of one-symbol runs, which can then write its runs as one
+    (Segments.joined, id_list.join_runs' result): it is the one-symbol token of a symbol that no
+    other token holds (sentencepiece's unknown piece), so that symbol always has a cut on either
+    side, and no other token has its id."""
+    cdef size_t x
+    for x in range(s.alone_token.size()):
+        if s.alone_token[x] == token and s.held[x] == 0:
+            return True
+    return False
+
+
 cdef inline uint8_t held(const Segments* s, int32_t x) noexcept nogil:
     """Segments.held of symbol x; a symbol outside the tokens' range is held everywhere (no cut
     around it: the Viterbi then says there is no path)."""
@@ -128,30 +144,38 @@ cdef inline Py_ssize_t _one_symbol_run(const int32_t* symbols, const Py_ssize_t*
                                        vector[int32_t]* tokens) except -2:
     """Segments k, k + 1, ... of one symbol each (Chinese: one per fallback byte or unknown
     character), each its one-symbol token, the Viterbi's only candidate: appends them and their
-    scores; returns the first segment after the run, or -1 for a symbol with no one-symbol token
-    (no path). The run is measured first so that the tokens are written through a pointer and
-    the running score stays in a register (a push_back and a store per token were most of the
-    time of Chinese with byte fallback)."""
+    scores, each run of s.joined as one; returns the first segment after the run, or -1 for a
+    symbol with no one-symbol token (no path). The run is measured first so that the tokens are
+    written through a pointer and the running score stays in a register (a push_back and a
+    store per token were most of the time of Chinese with byte fallback); its symbols are
+    consecutive, symbols[cuts[k]:cuts[end]]."""
     cdef float score = running[0]
-    cdef int32_t symbol, token
+    cdef int32_t symbol, token, joined = s.joined
     cdef size_t size = s.alone_token.size()
-    cdef Py_ssize_t end = k, start = k, first = tokens.size()
+    cdef Py_ssize_t end = k, start = k, first = tokens.size(), written = 0
     while end < segments and cuts[end + 1] - cuts[end] == 1:
         end += 1
+    # The token before (an earlier piece's, or segment's) is s.joined: a run of it goes on.
+    cdef bint after = first > 0 and tokens[0][first - 1] == joined
     tokens.resize(first + end - start)
     cdef int32_t* out = tokens.data() + first
+    cdef const int32_t* run = symbols + cuts[start]
     cdef const int32_t* alone_token = s.alone_token.data()
     cdef const float* alone_score = s.alone_score.data()
     while k < end:
-        symbol = symbols[cuts[k]]
+        symbol = run[k - start]
         if <size_t>symbol >= size:
             return -1
         token = alone_token[symbol]
         if token < 0:
             return -1
-        out[k - start] = token
+        out[written] = token  # stored always, kept unless it goes on a run of s.joined: no branch
+        written += ((token == joined) & after) ^ 1
+        after = token == joined
         score = score + alone_score[symbol]
         k += 1
+    if written != end - start:  # a second resize only when something was joined (English: short runs)
+        tokens.resize(first + written)
     running[0] = score
     return k
 
@@ -237,7 +261,9 @@ cdef inline int viterbi32_segments(const int32_t* symbols, Py_ssize_t n, const D
         # Written always, kept only at a cut: no branch on where words end.
         after = held(s, symbols[p])
         cuts[segments + 1] = p
-        segments += not (before & HELD_BEFORE_LAST) or not (after & HELD_AFTER_FIRST)
+        # A cut unless some token holds x before its last symbol and some holds y after its
+        # first: in bits, as `or` compiled to a branch (Chinese with the unknown piece mixes both).
+        segments += ((before & HELD_BEFORE_LAST) & ((after & HELD_AFTER_FIRST) >> 1)) ^ 1
         before = after
     segments += n > 0
     cuts[segments] = n
@@ -248,6 +274,8 @@ cdef inline int viterbi32_segments(const int32_t* symbols, Py_ssize_t n, const D
             if k < 0:
                 return -1
             continue
+        if fetched < k:  # past a one-symbol run, whose segments have nothing to fetch
+            fetched = k
         while fetched < segments and fetched <= k + FETCH_AHEAD:  # each segment's slot once
             _fetch_slot(s, symbols, cache, fetched)
             fetched += 1

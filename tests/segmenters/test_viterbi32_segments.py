@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from conftest import ends_of
 from tokfx._path_segment import PathSegmenter
+from tokfx.alphabet import Alphabet
+from tokfx.reference.alphabet import char_symbols
 from tokfx.reference.unigram import viterbi, viterbi32_segments
 
 # x: held only first, so every path crosses before it; y: only alone (crossed on both sides).
@@ -104,3 +106,42 @@ def test_runs_of_one_symbol_segments_and_symbols_without_a_token(alone, learned,
     assert twin[:2] == (whole[0], expected)
     assert segmenter.segment(array("i", text)) == expected
     assert segmenter.last_score == whole[0]
+
+
+# A chars alphabet with the unknown symbol (sentencepiece's Unigram without byte fallback) over
+# Chinese-like text: runs of 3-byte characters covered and not (map_symbols' run at a fixed
+# stride), 2- and 4-byte ones, and bytes that are not UTF-8 there (a surrogate, an overlong
+# form, a cut character, stray continuation bytes), each of which is one unknown symbol.
+COVERED = "ab众唤é😀"
+UNKNOWN_TEXT = st.lists(st.sampled_from([c.encode() for c in COVERED + "中文字ʤ\U0001F601"]
+                                        + [b"\xed\xa0\x80", b"\xe0\x80\x80", b"\xe4\xb8", b"\x80", b"\xff"]),
+                        max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(UNKNOWN_TEXT, st.lists(st.integers(0, 40), max_size=3),
+       st.lists(st.floats(-9.0, -0.125, width=32), min_size=12, max_size=12), st.sampled_from([0.0, -777.25]))
+def test_runs_of_the_unknown_symbol_come_out_joined(parts, cuts, scores, start):
+    """encode_pieces after join_runs_of(the unknown token): the one-symbol runs join them
+    (no pass over the ids after), against the twins: reference.alphabet's symbols,
+    reference.unigram.viterbi32_segments per piece from the running score, runs joined in Python
+    (tokfx.segmenters.unknown_runs)."""
+    alphabet = Alphabet("chars", characters=COVERED, unknown=" \u2047 ")
+    symbol = {c: alphabet.symbols(c.encode())[0] for c in COVERED}
+    unknown = alphabet.unknown_symbol
+    learned = ["众唤", "ab", "a众", "唤a", "é众", "众众"]
+    tokens = [(unknown,)] + [(symbol[c],) for c in COVERED] + [tuple(symbol[c] for c in t) for t in learned]
+    token_scores = [scores[k % len(scores)] for k in range(len(tokens))]
+    segmenter = PathSegmenter(tokens, "likelihood", scores=token_scores, float_bits=32, **alphabet.symbol_map,
+                              num_symbols=alphabet.size)
+    segmenter.join_runs_of(0)
+    bounds = sorted({0, len(parts), *(min(c, len(parts)) for c in cuts)})
+    pieces = [b"".join(parts[a:b]) for a, b in zip(bounds, bounds[1:])]
+    running, expected = start, []
+    for piece in pieces:
+        running, ids, _ = viterbi32_segments(char_symbols(piece, COVERED, (), unknown=True), tokens,
+                                             token_scores, 16, running, {})
+        expected += ids
+    expected = [t for k, t in enumerate(expected) if t != 0 or k == 0 or expected[k - 1] != 0]
+    assert segmenter.encode_pieces(b"".join(pieces), ends_of(pieces), False, start) == expected
+    assert segmenter.last_score == running
