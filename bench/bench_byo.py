@@ -72,6 +72,12 @@ USER_PATTERNS = {
     "lookahead of runs": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))| ?[^\s\p{L}\p{N}]+|\s+(?=\s*\n)|\s+(?!\S)|\s+""",
     "atomic and named": r"""'(?:[sdmt]|ll|ve|re)|(?P<word> ?\p{L}+)|(?> ?\p{N}{1,3})|(?> ?[^\s\p{L}\p{N}]+)|\s+(?!\S)|\s+""",
     "flags": r"""(?i)'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    # Kimi K2's (tokenization_kimi.py): classes intersected with a nested negated set (`&&`).
+    "kimi k2": "|".join([
+        r"[\p{Han}]+",
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"\p{N}{1,3}", r" ?[^\s\p{L}\p{N}]+[\r\n]*", r"\s*[\r\n]+", r"\s+(?!\S)", r"\s+"]),
 }
 
 

@@ -117,9 +117,18 @@ def gpt2_ranks(gpt2_vocab_merges):
 
 # User patterns outside the named set, of the GPT shape (run by tokfx._class_runs): Llama 3's
 # with numbers of one or two digits, o200k's with up to four and its contractions alone.
+# Class intersections (`&&`), which tiktoken's engine reads as such and `regex` only in its
+# VERSION1: letters other than Lo apart from the Lo ones; Kimi K2's pattern (tokenization_kimi.py),
+# Han runs apart from the other letters by intersections with a nested negated set.
 USER_PATTERNS = {
     "user-llama3-digits-1-2": PATTERNS["llama3"].replace(r"\p{N}{1,3}", r"\p{N}{1,2}"),
     "user-o200k-digits-1-4": PATTERNS["o200k"].replace(r"\p{N}{1,3}", r"\p{N}{1,4}+"),
+    "user-gpt2-intersection": PATTERNS["gpt2"].replace(r" ?\p{L}+", r" ?[\p{L}&&\P{Lo}]+| ?\p{Lo}+"),
+    "user-kimi-k2": "|".join([
+        r"[\p{Han}]+",
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]+[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"\p{N}{1,3}", r" ?[^\s\p{L}\p{N}]+[\r\n]*", r"\s*[\r\n]+", r"\s+(?!\S)", r"\s+"]),
 }
 PAIRED = ["gpt2", "cl100k", "llama3", *USER_PATTERNS]
 

@@ -97,9 +97,16 @@ class ClassRuns:
     subs: tuple[tuple[tuple[Item, ...], ...], ...]
 
 
+def regex_version(pattern: str) -> int:
+    """`regex`'s flag for a user pattern: VERSION1 where it writes a class intersection
+    (`[\\p{L}&&[^\\p{Han}]]`, Kimi K2's pattern), which tiktoken's engine (Rust's regex syntax)
+    and Oniguruma (tokenizers) read as one; `regex`'s default VERSION0 reads `&&` as two `&`s."""
+    return regex.V1 if "&&" in pattern else 0
+
+
 @lru_cache(maxsize=256)
-def _class_bitmap(atom: str, flags: str) -> bytes:
-    return code_point_bitmap(regex.compile(f"(?{flags}:{atom})" if flags else atom))
+def _class_bitmap(atom: str, flags: str, version: int) -> bytes:
+    return code_point_bitmap(regex.compile(f"(?{flags}:{atom})" if flags else atom, version))
 
 
 def _class_end(pattern: str, i: int) -> int:
@@ -109,14 +116,26 @@ def _class_end(pattern: str, i: int) -> int:
         j += 1
     if pattern.startswith("]", j):  # a `]` first is a member
         j += 1
+    depth = 0
     while j < len(pattern):
         c = pattern[j]
         if c == "\\":
             j += 2
-        elif c == "[":  # a POSIX class or a nested set: not parsed here
-            raise NotClassRuns
+        elif c == "[":
+            # A nested set (`[\\p{L}&&[^\\p{Han}]]`) in a pattern read with VERSION1 (in VERSION0
+            # `[` is a member): its end found here, its members asked of `regex` with the whole
+            # class. A POSIX class, or a nested set opening with `]`, is not parsed here.
+            if not regex_version(pattern) or pattern.startswith(":", j + 1):
+                raise NotClassRuns
+            j += 2 if pattern.startswith("^", j + 1) else 1
+            if pattern.startswith("]", j):
+                raise NotClassRuns
+            depth += 1
         elif c == "]":
-            return j + 1
+            if depth == 0:
+                return j + 1
+            depth -= 1
+            j += 1
         else:
             j += 1
     raise NotClassRuns
@@ -327,7 +346,8 @@ class _Compiler:
         alternatives, i = self.alternatives(start, flags, 0)
         if i != len(self.pattern):
             raise NotClassRuns  # a `)` that closes nothing
-        classes = tuple(_class_bitmap(atom, flags) for atom, flags in self.classes)
+        version = regex_version(self.pattern)
+        classes = tuple(_class_bitmap(atom, flags, version) for atom, flags in self.classes)
         return ClassRuns(self.pattern, classes, alternatives, tuple(self.groups), tuple(self.subs))
 
 

@@ -30,7 +30,7 @@ from itertools import accumulate, chain, islice
 import regex
 
 from tokfx._class_runs import ClassRunsMatcher
-from tokfx.pre_tokenizers.class_runs import compile_class_runs
+from tokfx.pre_tokenizers.class_runs import compile_class_runs, regex_version
 from tokfx.limits import (MAX_PATTERN_CHARS, MAX_PATTERN_REPEATS, PATTERN_TIMEOUT_SECONDS,
                           PATTERN_TIMEOUT_SECONDS_PER_CHAR)
 
@@ -76,7 +76,7 @@ class UserPattern:
             raise ValueError(f"pattern {_short(pattern)}: its counted repeats multiply to more than"
                              f" {MAX_PATTERN_REPEATS:,}")
         try:
-            self._compiled = regex.compile(pattern)
+            self._compiled = regex.compile(pattern, regex_version(pattern))
         except (regex.error, OverflowError, RecursionError) as exc:
             raise ValueError(f"invalid pattern regex {_short(pattern)}: {exc}") from None
         self.pattern = pattern
