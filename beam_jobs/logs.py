@@ -27,6 +27,23 @@ class _DropChatter(logging.Filter):
         return not str(record.msg).startswith(_CHATTER)
 
 
+class _DropBundleError(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Error processing instruction")
+
+
+def quiet_bundle_errors() -> None:
+    """Beam logs a bundle's error with its traceback where it is raised (apache_beam.runners.common,
+    in the launcher or a worker process) and, in a worker, again as it answers the runner
+    (sdk_worker's "Error processing instruction ..."), which the launcher's runner then logs as
+    the worker's: some 40 lines for one bad record. The launcher reports the error once
+    (beam_jobs.main: one line for bad input, the traceback for anything else); the copies are
+    left out of the log here (logger filters: neither the terminal nor the worker's log service
+    gets them)."""
+    logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
+    logging.getLogger("apache_beam.runners.worker.sdk_worker").addFilter(_DropBundleError())
+
+
 def show_logs(verbose: bool, quiet: bool) -> None:
     """Set up this process's terminal log (once; a second call changes nothing)."""
     root = logging.getLogger()
@@ -37,6 +54,7 @@ def show_logs(verbose: bool, quiet: bool) -> None:
     beams.tokfx = True
     if not verbose:
         beams.addFilter(_DropChatter())
+        quiet_bundle_errors()
         # The launcher: Beam's INFO lines (Prism, worker start-up) only with --verbose.
         root.setLevel(logging.WARNING)
     root.addHandler(beams)

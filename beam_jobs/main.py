@@ -3,7 +3,6 @@ command hands them here): --help, the run, and errors as one line."""
 from __future__ import annotations
 
 import argparse
-import logging
 import re
 import sys
 
@@ -35,9 +34,6 @@ def run_command(command: str, argv: list[str]) -> int:
     show_logs(*(any(spelling in argv for spelling in FLAGS[name].names) for name in ("verbose", "quiet")))
     from beam_jobs.pipelines import run  # imports Beam, which logs as it is imported
     from beam_jobs.local_workers import WORKER_EXITED
-    # Beam logs a worker's exception with its traceback before re-raising it; the user gets the
-    # one-line message below instead (an unexpected error is re-raised with its traceback).
-    logging.getLogger("apache_beam.runners.common").setLevel(logging.CRITICAL)
     try:
         run(command, argv)
     except KeyboardInterrupt as exc:

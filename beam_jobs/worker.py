@@ -30,9 +30,18 @@ def main() -> None:
         import tokfx  # noqa: F401  (the steps' code imports it once their first bundle arrives)
     except ImportError as exc:
         sys.exit(f"tokfx: error: a worker process cannot import tokfx: {exc}")
-    from apache_beam.runners.worker import sdk_worker_main  # after the log is set up
+    from apache_beam.runners.worker import sdk_worker, sdk_worker_main  # after the log is set up
 
+    if VERBOSE not in sys.argv[1:]:
+        # Beam's worker also prints a failed bundle's traceback to its stderr, beside the log
+        # (its module's one print, in SdkHarness._execute); the launcher reports that error
+        # (beam_jobs.logs.quiet_bundle_errors), so this copy is left out too.
+        sdk_worker.print = _leave_out
     sdk_worker_main.main(sys.argv)
+
+
+def _leave_out(*args, **kwargs) -> None:
+    pass
 
 
 if __name__ == "__main__":

@@ -41,6 +41,17 @@ def test_a_pipeline_run_with_two_workers_shows_tokfx_lines_only(tmp_path):
     assert not [line for line in lines if line.startswith(("INFO:", "WARNING:"))], lines
 
 
+def test_bad_input_in_a_worker_process_is_one_line(tmp_path):
+    # Beam's workers log and print the failed bundle's traceback (beam_jobs.logs, beam_jobs.worker):
+    # some 160 lines before the launcher's own line.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "a cat"}\n{"text": bad}\n')
+    for command in (("run", "--vocab-size", "300"), ("count",)):
+        _one_error_line(run_tokfx(*command, "--input", bad, "--output", tmp_path / command[0], *TWO_WORKERS,
+                                  cwd=tmp_path),
+                        f"{bad}:2: not JSON (Expecting value)")
+
+
 def test_quiet_is_quiet_and_verbose_shows_beams_lines(tmp_path):
     quiet = run_tokfx("run", "-q", "--output", tmp_path / "q", "--vocab-size", "300", *TWO_WORKERS, cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stderr == ""
