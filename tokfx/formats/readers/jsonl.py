@@ -18,6 +18,7 @@ from typing import BinaryIO
 import pyarrow as pa
 import zstandard
 
+from tokfx._json_fields import FieldScanner
 from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers.compression import iter_lines
 from tokfx.formats.readers.kept_fields import SAMPLE_RECORDS, json_type, json_values
@@ -45,6 +46,31 @@ def _document(record, options: ReadOptions, source: str) -> Document | str:
     if id_field not in record or record[id_field] is None:
         return f"no {id_field!r} field"
     return Document(str(record[id_field]), text, source, fields)
+
+
+def _field_scanner(options: ReadOptions) -> FieldScanner | None:
+    """What reads the fields a document needs from a record without json.loads decoding the
+    rest; None for a field name that is no UTF-8 (a surrogate from the command line), which
+    json.loads alone then reads."""
+    names = (options.text_field, *((options.id_field,) if options.id_field is not None else ()),
+             *(name for name, _ in options.keep))
+    try:
+        return FieldScanner(names)
+    except UnicodeEncodeError:
+        return None
+
+
+def _record(line: bytes, scanner: FieldScanner | None):
+    """The record on a line as far as a document needs it: its needed fields where the scanner
+    reads the line (a value other than a string comes as its JSON text), else json.loads's whole
+    record; json.loads's errors for a line that is no JSON."""
+    fields = scanner.fields(line) if scanner is not None else None
+    if fields is None:
+        return json.loads(line)
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            fields[name] = json.loads(value)
+    return fields
 
 
 def _one_json_document(line: bytes) -> str | None:
@@ -77,6 +103,7 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
     """
     line_no = 0
     first = True
+    scanner = _field_scanner(options)
     try:
         for line_no, line in enumerate(iter_lines(raw, name), start=1):
             if not line.strip():
@@ -86,7 +113,7 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
                 return
             first = False
             try:
-                record = json.loads(line)
+                record = _record(line, scanner)
             except UnicodeDecodeError:
                 yield Rejection(name, line_no, "not valid UTF-8")
                 continue
