@@ -22,6 +22,8 @@ cdef extern from "Python.h":
     const char* PyBytes_AS_STRING(object)
     Py_ssize_t PyBytes_GET_SIZE(object)
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object)
 
 cdef enum:
     # Deeper nesting is left to json.loads (which recurses, and raises RecursionError deep down).
@@ -82,33 +84,51 @@ cdef inline Py_ssize_t utf8_length(const uint8_t* p, Py_ssize_t i, Py_ssize_t n)
     return length
 
 
-cdef uint64_t ONES = 0x0101010101010101, HIGHS = 0x8080808080808080
+cdef extern from *:
+    """
+    /* How many of the 8 bytes at p are plain string bytes (ASCII, no control character, quote
+       or backslash) before the first that is not: most of a text is skipped a word at a time.
+       hasless(x, n) (Bit Twiddling Hacks) marks a byte below n; a borrow can mark a byte above
+       it too, never below, so the lowest mark is the first such byte. */
+    static inline int json_fields_plain_run(const unsigned char* p) {
+        const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        uint64_t x, quote, backslash, marks;
+        memcpy(&x, p, 8);
+        quote = x ^ (ones * 0x22);
+        backslash = x ^ (ones * 0x5C);
+        marks = (x & highs) | ((x - ones * 0x20) & ~x & highs) | ((quote - ones) & ~quote & highs)
+                | ((backslash - ones) & ~backslash & highs);
+        if (marks == 0) return 8;
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        return __builtin_ctzll(marks) >> 3;
+    #else
+        return 0;
+    #endif
+    }
+    """
+    int plain_run "json_fields_plain_run"(const uint8_t* p) noexcept nogil
 
 
-cdef inline uint64_t has_less(uint64_t x, uint64_t n) noexcept nogil:
-    # Nonzero when a byte of x is below n (n <= 128), for bytes below 128.
-    return (x - ONES * n) & ~x & HIGHS
+cdef struct Shape:
+    # What a checked string holds, for decoding it: its escapes, and whether it is ASCII with no
+    # \u escape (then its text is as many characters as its bytes less one an escape).
+    Py_ssize_t escapes
+    bint ascii
 
 
-cdef inline bint plain8(const uint8_t* p) noexcept nogil:
-    """Whether the 8 bytes at p are plain string bytes: ASCII, no control character, quote or
-    backslash (most of a text: checked a word at a time)."""
-    cdef uint64_t x
-    memcpy(&x, p, 8)
-    return ((x & HIGHS) | has_less(x, 0x20) | has_less(x ^ (ONES * 0x22), 1)
-            | has_less(x ^ (ONES * 0x5C), 1)) == 0
-
-
-cdef bint skip_string(Cursor* c, bint* escaped) noexcept nogil:
-    """Past the string that starts at c.i (a quote), checked as json.loads (strict) checks it;
-    `escaped`: whether it holds a backslash."""
+cdef bint skip_string(Cursor* c, Shape* shape) noexcept nogil:
+    """Past the string that starts at c.i (a quote), checked as json.loads (strict) checks it."""
     cdef const uint8_t* p = c.p
     cdef Py_ssize_t i = c.i + 1, n = c.n, length
+    cdef int run
     cdef uint8_t b
-    escaped[0] = False
+    shape.escapes, shape.ascii = 0, True
     while i < n:
-        while i + 8 <= n and plain8(p + i):
-            i += 8
+        while i + 8 <= n:
+            run = plain_run(p + i)
+            i += run
+            if run < 8:
+                break
         if i >= n:
             break
         b = p[i]
@@ -116,13 +136,14 @@ cdef bint skip_string(Cursor* c, bint* escaped) noexcept nogil:
             c.i = i + 1
             return True
         if b == 92:  # \
-            escaped[0] = True
+            shape.escapes += 1
             if i + 1 >= n:
                 return False
             b = p[i + 1]
             if b == 117:  # u
                 if i + 5 >= n or not (is_hex(p[i + 2]) and is_hex(p[i + 3]) and is_hex(p[i + 4]) and is_hex(p[i + 5])):
                     return False
+                shape.ascii = False
                 i += 6
             elif b == 34 or b == 92 or b == 47 or b == 98 or b == 102 or b == 110 or b == 114 or b == 116:
                 i += 2
@@ -136,6 +157,7 @@ cdef bint skip_string(Cursor* c, bint* escaped) noexcept nogil:
             length = utf8_length(p, i, n)
             if length == 0:
                 return False
+            shape.ascii = False
             i += length
     return False
 
@@ -184,21 +206,24 @@ cdef bint skip_number(Cursor* c) noexcept nogil:
     return not (whole and digits > MAX_INT_DIGITS)
 
 
-cdef inline void append_utf8(string* out, uint32_t code) noexcept nogil:
+cdef inline char* write_utf8(char* out, uint32_t code) noexcept nogil:
     if code < 0x80:
-        out.push_back(<char> code)
-    elif code < 0x800:
-        out.push_back(<char> (0xC0 | (code >> 6)))
-        out.push_back(<char> (0x80 | (code & 0x3F)))
-    elif code < 0x10000:
-        out.push_back(<char> (0xE0 | (code >> 12)))
-        out.push_back(<char> (0x80 | ((code >> 6) & 0x3F)))
-        out.push_back(<char> (0x80 | (code & 0x3F)))
-    else:
-        out.push_back(<char> (0xF0 | (code >> 18)))
-        out.push_back(<char> (0x80 | ((code >> 12) & 0x3F)))
-        out.push_back(<char> (0x80 | ((code >> 6) & 0x3F)))
-        out.push_back(<char> (0x80 | (code & 0x3F)))
+        out[0] = <char> code
+        return out + 1
+    if code < 0x800:
+        out[0] = <char> (0xC0 | (code >> 6))
+        out[1] = <char> (0x80 | (code & 0x3F))
+        return out + 2
+    if code < 0x10000:
+        out[0] = <char> (0xE0 | (code >> 12))
+        out[1] = <char> (0x80 | ((code >> 6) & 0x3F))
+        out[2] = <char> (0x80 | (code & 0x3F))
+        return out + 3
+    out[0] = <char> (0xF0 | (code >> 18))
+    out[1] = <char> (0x80 | ((code >> 12) & 0x3F))
+    out[2] = <char> (0x80 | ((code >> 6) & 0x3F))
+    out[3] = <char> (0x80 | (code & 0x3F))
+    return out + 4
 
 
 cdef inline uint32_t hex4(const uint8_t* p) noexcept nogil:
@@ -211,21 +236,22 @@ cdef inline uint32_t hex4(const uint8_t* p) noexcept nogil:
     return code
 
 
-cdef bint unescape(const uint8_t* p, Py_ssize_t start, Py_ssize_t end, string* out) noexcept nogil:
-    """The UTF-8 of the checked string body p[start:end] with its escapes decoded; False for a
-    lone surrogate (\\ud800 alone: json.loads keeps it, UTF-8 has none), left to json.loads.
-    A high surrogate's escape followed at once by a low one's is their character, as in json."""
+cdef Py_ssize_t unescape(const uint8_t* p, Py_ssize_t start, Py_ssize_t end, char* out) noexcept nogil:
+    """How many bytes of `out` the checked string body p[start:end] fills, its escapes decoded
+    (in UTF-8; never more bytes than the body's); -1 for a lone surrogate (\\ud800 alone:
+    json.loads keeps it, UTF-8 has none), left to json.loads. A high surrogate's escape followed
+    at once by a low one's is their character, as in json."""
     cdef Py_ssize_t i = start, run
     cdef const uint8_t* found
+    cdef char* at = out
     cdef uint32_t code, low
     cdef uint8_t b
-    out.clear()
-    out.reserve(end - start)
     while i < end:
-        run = i
         found = <const uint8_t*> memchr(p + i, 92, end - i)
-        i = end if found == NULL else found - p
-        out.append(<const char*> p + run, i - run)
+        run = (end if found == NULL else found - p) - i
+        memcpy(at, p + i, run)
+        at += run
+        i += run
         if i >= end:
             break
         b = p[i + 1]
@@ -238,49 +264,52 @@ cdef bint unescape(const uint8_t* p, Py_ssize_t start, Py_ssize_t end, string* o
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     i += 6
             if 0xD800 <= code <= 0xDFFF:
-                return False
-            append_utf8(out, code)
+                return -1
+            at = write_utf8(at, code)
             continue
-        out.push_back(<char> (8 if b == 98 else 12 if b == 102 else 10 if b == 110 else 13 if b == 114
-                              else 9 if b == 116 else b))
+        at[0] = <char> (8 if b == 98 else 12 if b == 102 else 10 if b == 110 else 13 if b == 114
+                        else 9 if b == 116 else b)
+        at += 1
         i += 2
-    return True
+    return at - out
 
 
 cdef struct Wanted:
     # The top-level fields asked for: their names in UTF-8, and where the value of each starts
-    # and ends in the line (-1: absent) and whether it is a string with escapes.
+    # and ends in the line (-1: absent) and, for a string, its shape.
     const vector[string]* keys
     Py_ssize_t* starts
     Py_ssize_t* ends
-    char* escapes
+    Shape* shapes
     string* key  # room for a key written with escapes, decoded
 
 
-cdef size_t which_key(const Cursor* c, Py_ssize_t start, bint escaped, Wanted* wanted) noexcept nogil:
+cdef size_t which_key(const Cursor* c, Py_ssize_t start, const Shape* shape, Wanted* wanted) noexcept nogil:
     """Which of the wanted names the checked key string at p[start:c.i] is; their count for none."""
     cdef size_t k = 0, count = wanted.keys.size()
     cdef Py_ssize_t length = c.i - start - 2
-    if not escaped:
+    if shape.escapes == 0:
         while k < count and not (<Py_ssize_t> wanted.keys[0][k].size() == length
                                  and memcmp(wanted.keys[0][k].data(), c.p + start + 1, length) == 0):
             k += 1
-    elif unescape(c.p, start + 1, c.i - 1, wanted.key):
+    else:
+        wanted.key.resize(length)
+        length = unescape(c.p, start + 1, c.i - 1, wanted.key.data())
+        if length < 0:
+            return count  # a key with a lone surrogate: none of the names, given in UTF-8
+        wanted.key.resize(length)
         while k < count and wanted.keys[0][k] != wanted.key[0]:
             k += 1
-    else:
-        k = count  # a key with a lone surrogate: none of the names, given in UTF-8
     return k
 
 
-cdef bint skip_value(Cursor* c, int depth, bint* escaped) noexcept nogil:
-    """Past the value at c.i; `escaped`: whether it is a string holding a backslash."""
-    escaped[0] = False
+cdef bint skip_value(Cursor* c, int depth, Shape* shape) noexcept nogil:
+    """Past the value at c.i; `shape`: a string's."""
     if c.i >= c.n:
         return False
     cdef uint8_t b = c.p[c.i]
     if b == 34:
-        return skip_string(c, escaped)
+        return skip_string(c, shape)
     if b == 123 or b == 91:  # { [
         return depth < MAX_DEPTH and skip_container(c, depth + 1, NULL)
     if b == 110:
@@ -303,7 +332,8 @@ cdef bint skip_value(Cursor* c, int depth, bint* escaped) noexcept nogil:
 cdef bint skip_container(Cursor* c, int depth, Wanted* wanted) noexcept nogil:
     """Past the object or array that starts at c.i; where an object's wanted fields are, when
     `wanted` is given (the record itself)."""
-    cdef bint is_object = c.p[c.i] == 123, escaped
+    cdef bint is_object = c.p[c.i] == 123
+    cdef Shape shape
     cdef uint8_t close = 125 if is_object else 93
     cdef size_t k = 0
     cdef Py_ssize_t start
@@ -315,20 +345,20 @@ cdef bint skip_container(Cursor* c, int depth, Wanted* wanted) noexcept nogil:
     while True:
         if is_object:
             start = c.i
-            if c.i >= c.n or c.p[c.i] != 34 or not skip_string(c, &escaped):
+            if c.i >= c.n or c.p[c.i] != 34 or not skip_string(c, &shape):
                 return False
             if wanted != NULL:
-                k = which_key(c, start, escaped, wanted)
+                k = which_key(c, start, &shape, wanted)
             skip_space(c)
             if c.i >= c.n or c.p[c.i] != 58:  # :
                 return False
             c.i += 1
             skip_space(c)
         start = c.i
-        if not skip_value(c, depth, &escaped):
+        if not skip_value(c, depth, &shape):
             return False
         if wanted != NULL and k < wanted.keys.size():  # a duplicate key: the last value counts
-            wanted.starts[k], wanted.ends[k], wanted.escapes[k] = start, c.i, escaped
+            wanted.starts[k], wanted.ends[k], wanted.shapes[k] = start, c.i, shape
         skip_space(c)
         if c.i >= c.n:
             return False
@@ -371,11 +401,13 @@ cdef class FieldScanner:
         cdef size_t k, count = self.keys.size()
         cdef vector[Py_ssize_t] starts = vector[Py_ssize_t](count, -1)
         cdef vector[Py_ssize_t] ends = vector[Py_ssize_t](count, -1)
-        cdef vector[char] escapes = vector[char](count, False)
+        cdef vector[Shape] shapes = vector[Shape](count)
         cdef Py_ssize_t n = PyBytes_GET_SIZE(line)
         cdef Wanted wanted
+        cdef const char* body
+        cdef Py_ssize_t size
         wanted.keys, wanted.starts, wanted.ends = &self.keys, starts.data(), ends.data()
-        wanted.escapes, wanted.key = escapes.data(), &self.buffer
+        wanted.shapes, wanted.key = shapes.data(), &self.buffer
         cdef bint read
         with nogil:
             read = scan_record(p, n, &wanted)
@@ -387,11 +419,18 @@ cdef class FieldScanner:
                 continue
             if p[starts[k]] != 34:
                 found[self.names[k]] = line[starts[k]:ends[k]]
-            elif not escapes[k]:
-                found[self.names[k]] = PyUnicode_DecodeUTF8(<const char*> p + starts[k] + 1,
-                                                            ends[k] - starts[k] - 2, NULL)
-            elif unescape(p, starts[k] + 1, ends[k] - 1, &self.buffer):
-                found[self.names[k]] = PyUnicode_DecodeUTF8(self.buffer.data(), self.buffer.size(), NULL)
+                continue
+            body, size = <const char*> p + starts[k] + 1, ends[k] - starts[k] - 2
+            if shapes[k].ascii:  # unescaped straight into the str
+                text = PyUnicode_New(size - shapes[k].escapes, 127)
+                unescape(p, starts[k] + 1, ends[k] - 1, <char*> PyUnicode_DATA(text))
+            elif shapes[k].escapes == 0:
+                text = PyUnicode_DecodeUTF8(body, size, NULL)
             else:
-                return None
+                self.buffer.resize(size)
+                size = unescape(p, starts[k] + 1, ends[k] - 1, self.buffer.data())
+                if size < 0:
+                    return None
+                text = PyUnicode_DecodeUTF8(self.buffer.data(), size, NULL)
+            found[self.names[k]] = text
         return found

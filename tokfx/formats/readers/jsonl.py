@@ -25,19 +25,22 @@ from tokfx.formats.readers.kept_fields import SAMPLE_RECORDS, json_type, json_va
 from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
 
-def _document(record, options: ReadOptions, source: str) -> Document | str:
-    """The document of one parsed JSON record, or the reason it is rejected."""
+def _document(record, options: ReadOptions, source: str, scanned: bool = False) -> Document | str:
+    """The document of one parsed JSON record, or the reason it is rejected. `scanned`: the
+    record's fields were read by the FieldScanner, whose strings are UTF-8 (it leaves a lone
+    surrogate to json.loads): no need to encode the text to know."""
     text_field, id_field = options.text_field, options.id_field
     if not isinstance(record, dict) or text_field not in record:
         return f"no {text_field!r} field"
     text = record[text_field]
     if not isinstance(text, str):
         return f"field {text_field!r} is {type(text).__name__}, not a string"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A JSON escape of a lone surrogate: valid JSON, but no UTF-8 text.
-        return "not valid UTF-8 (lone surrogate)"
+    if not scanned:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A JSON escape of a lone surrogate: valid JSON, but no UTF-8 text.
+            return "not valid UTF-8 (lone surrogate)"
     fields = json_values(record, options.keep) if options.keep else ()
     if isinstance(fields, str):
         return fields
@@ -60,17 +63,17 @@ def _field_scanner(options: ReadOptions) -> FieldScanner | None:
         return None
 
 
-def _record(line: bytes, scanner: FieldScanner | None):
-    """The record on a line as far as a document needs it: its needed fields where the scanner
-    reads the line (a value other than a string comes as its JSON text), else json.loads's whole
-    record; json.loads's errors for a line that is no JSON."""
+def _record(line: bytes, scanner: FieldScanner | None) -> tuple[object, bool]:
+    """The record on a line as far as a document needs it, and whether the scanner read it: its
+    needed fields where the scanner reads the line (a value other than a string comes as its
+    JSON text), else json.loads's whole record; json.loads's errors for a line that is no JSON."""
     fields = scanner.fields(line) if scanner is not None else None
     if fields is None:
-        return json.loads(line)
+        return json.loads(line), False
     for name, value in fields.items():
         if not isinstance(value, str):
             fields[name] = json.loads(value)
-    return fields
+    return fields, True
 
 
 def _one_json_document(line: bytes) -> str | None:
@@ -113,14 +116,14 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
                 return
             first = False
             try:
-                record = _record(line, scanner)
+                record, scanned = _record(line, scanner)
             except UnicodeDecodeError:
                 yield Rejection(name, line_no, "not valid UTF-8")
                 continue
             except json.JSONDecodeError as exc:
                 yield Rejection(name, line_no, f"not JSON ({exc.msg})")
                 continue
-            doc = _document(record, options, f"{name}:{line_no}")
+            doc = _document(record, options, f"{name}:{line_no}", scanned)
             yield doc if isinstance(doc, Document) else Rejection(name, line_no, doc)
     except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
         if isinstance(exc, FileNotFoundError):
