@@ -45,8 +45,14 @@ cdef inline void skip_space(Cursor* c) noexcept nogil:
         c.i += 1
 
 
-cdef inline bint is_hex(uint8_t b) noexcept nogil:
-    return (48 <= b <= 57) or (65 <= b <= 70) or (97 <= b <= 102)
+# The value of each hex digit's byte, 255 for any other byte.
+cdef uint8_t HEX[256]
+for _byte in range(256):
+    HEX[_byte] = int(chr(_byte), 16) if chr(_byte) in "0123456789abcdefABCDEF" else 255
+
+
+cdef inline bint is_hex4(const uint8_t* p) noexcept nogil:
+    return (HEX[p[0]] | HEX[p[1]] | HEX[p[2]] | HEX[p[3]]) < 16
 
 
 cdef inline bint is_continuation(const uint8_t* p, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
@@ -109,6 +115,13 @@ cdef extern from *:
     int plain_run "json_fields_plain_run"(const uint8_t* p) noexcept nogil
 
 
+cdef inline bint all_high(const uint8_t* p) noexcept nogil:
+    """Whether the 8 bytes at p are all non-ASCII (inside a run of CJK text, say)."""
+    cdef uint64_t x
+    memcpy(&x, p, 8)
+    return (x & <uint64_t> 0x8080808080808080) == <uint64_t> 0x8080808080808080
+
+
 cdef struct Shape:
     # What a checked string holds, for decoding it: its escapes, and whether it is ASCII with no
     # \u escape (then its text is as many characters as its bytes less one an escape).
@@ -116,8 +129,10 @@ cdef struct Shape:
     bint ascii
 
 
-cdef bint skip_string(Cursor* c, Shape* shape) noexcept nogil:
-    """Past the string that starts at c.i (a quote), checked as json.loads (strict) checks it."""
+cdef bint skip_string(Cursor* c, Shape* shape, bint check_utf8) noexcept nogil:
+    """Past the string that starts at c.i (a quote), checked as json.loads (strict) checks it;
+    its UTF-8 only when `check_utf8` (a needed value's is checked as it is decoded: most of a
+    line's bytes are its text)."""
     cdef const uint8_t* p = c.p
     cdef Py_ssize_t i = c.i + 1, n = c.n, length
     cdef int run
@@ -141,7 +156,7 @@ cdef bint skip_string(Cursor* c, Shape* shape) noexcept nogil:
                 return False
             b = p[i + 1]
             if b == 117:  # u
-                if i + 5 >= n or not (is_hex(p[i + 2]) and is_hex(p[i + 3]) and is_hex(p[i + 4]) and is_hex(p[i + 5])):
+                if i + 5 >= n or not is_hex4(p + i + 2):
                     return False
                 shape.ascii = False
                 i += 6
@@ -153,13 +168,34 @@ cdef bint skip_string(Cursor* c, Shape* shape) noexcept nogil:
             return False  # a control character: json.loads (strict) refuses it
         elif b < 128:
             i += 1
-        else:
+        elif check_utf8:
             length = utf8_length(p, i, n)
             if length == 0:
                 return False
             shape.ascii = False
             i += length
+        else:
+            shape.ascii = False
+            i += 1
+            while i + 8 <= n and all_high(p + i):
+                i += 8
+            while i < n and p[i] >= 128:
+                i += 1
     return False
+
+
+cdef bint is_utf8(const uint8_t* p, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
+    """Whether p[start:end] is UTF-8 with no encoded surrogate."""
+    cdef Py_ssize_t i = start, length
+    while i < end:
+        if p[i] < 128:
+            i += 1
+            continue
+        length = utf8_length(p, i, end)
+        if length == 0:
+            return False
+        i += length
+    return True
 
 
 cdef bint skip_word(Cursor* c, const char* word, Py_ssize_t length) noexcept nogil:
@@ -227,13 +263,7 @@ cdef inline char* write_utf8(char* out, uint32_t code) noexcept nogil:
 
 
 cdef inline uint32_t hex4(const uint8_t* p) noexcept nogil:
-    cdef uint32_t code = 0
-    cdef uint8_t b
-    cdef int k
-    for k in range(4):
-        b = p[k]
-        code = code * 16 + (b - 48 if b <= 57 else (b - 55 if b <= 70 else b - 87))
-    return code
+    return (<uint32_t> HEX[p[0]] << 12) | (<uint32_t> HEX[p[1]] << 8) | (<uint32_t> HEX[p[2]] << 4) | HEX[p[3]]
 
 
 cdef Py_ssize_t unescape(const uint8_t* p, Py_ssize_t start, Py_ssize_t end, char* out) noexcept nogil:
@@ -247,13 +277,14 @@ cdef Py_ssize_t unescape(const uint8_t* p, Py_ssize_t start, Py_ssize_t end, cha
     cdef uint32_t code, low
     cdef uint8_t b
     while i < end:
-        found = <const uint8_t*> memchr(p + i, 92, end - i)
-        run = (end if found == NULL else found - p) - i
-        memcpy(at, p + i, run)
-        at += run
-        i += run
-        if i >= end:
-            break
+        if p[i] != 92:  # (escapes in a row, as \\uXXXX of a whole text, call no memchr)
+            found = <const uint8_t*> memchr(p + i, 92, end - i)
+            run = (end if found == NULL else found - p) - i
+            memcpy(at, p + i, run)
+            at += run
+            i += run
+            if i >= end:
+                break
         b = p[i + 1]
         if b == 117:
             code = hex4(p + i + 2)
@@ -303,13 +334,13 @@ cdef size_t which_key(const Cursor* c, Py_ssize_t start, const Shape* shape, Wan
     return k
 
 
-cdef bint skip_value(Cursor* c, int depth, Shape* shape) noexcept nogil:
-    """Past the value at c.i; `shape`: a string's."""
+cdef bint skip_value(Cursor* c, int depth, Shape* shape, bint check_utf8) noexcept nogil:
+    """Past the value at c.i; `shape`: a string's; `check_utf8`: a string's UTF-8 too."""
     if c.i >= c.n:
         return False
     cdef uint8_t b = c.p[c.i]
     if b == 34:
-        return skip_string(c, shape)
+        return skip_string(c, shape, check_utf8)
     if b == 123 or b == 91:  # { [
         return depth < MAX_DEPTH and skip_container(c, depth + 1, NULL)
     if b == 110:
@@ -332,7 +363,7 @@ cdef bint skip_value(Cursor* c, int depth, Shape* shape) noexcept nogil:
 cdef bint skip_container(Cursor* c, int depth, Wanted* wanted) noexcept nogil:
     """Past the object or array that starts at c.i; where an object's wanted fields are, when
     `wanted` is given (the record itself)."""
-    cdef bint is_object = c.p[c.i] == 123
+    cdef bint is_object = c.p[c.i] == 123, is_wanted
     cdef Shape shape
     cdef uint8_t close = 125 if is_object else 93
     cdef size_t k = 0
@@ -345,7 +376,7 @@ cdef bint skip_container(Cursor* c, int depth, Wanted* wanted) noexcept nogil:
     while True:
         if is_object:
             start = c.i
-            if c.i >= c.n or c.p[c.i] != 34 or not skip_string(c, &shape):
+            if c.i >= c.n or c.p[c.i] != 34 or not skip_string(c, &shape, True):
                 return False
             if wanted != NULL:
                 k = which_key(c, start, &shape, wanted)
@@ -355,9 +386,12 @@ cdef bint skip_container(Cursor* c, int depth, Wanted* wanted) noexcept nogil:
             c.i += 1
             skip_space(c)
         start = c.i
-        if not skip_value(c, depth, &shape):
+        is_wanted = wanted != NULL and k < wanted.keys.size()
+        if not skip_value(c, depth, &shape, not is_wanted):
             return False
-        if wanted != NULL and k < wanted.keys.size():  # a duplicate key: the last value counts
+        if is_wanted:  # a duplicate key: the last value counts, the one before is checked now
+            if wanted.starts[k] >= 0 and not is_utf8(c.p, wanted.starts[k], wanted.ends[k]):
+                return False
             wanted.starts[k], wanted.ends[k], wanted.shapes[k] = start, c.i, shape
         skip_space(c)
         if c.i >= c.n:
@@ -424,13 +458,16 @@ cdef class FieldScanner:
             if shapes[k].ascii:  # unescaped straight into the str
                 text = PyUnicode_New(size - shapes[k].escapes, 127)
                 unescape(p, starts[k] + 1, ends[k] - 1, <char*> PyUnicode_DATA(text))
-            elif shapes[k].escapes == 0:
-                text = PyUnicode_DecodeUTF8(body, size, NULL)
-            else:
-                self.buffer.resize(size)
-                size = unescape(p, starts[k] + 1, ends[k] - 1, self.buffer.data())
-                if size < 0:
+            else:  # its UTF-8 checked here, in decoding it (strict: no encoded surrogate either)
+                if shapes[k].escapes:
+                    self.buffer.resize(size)
+                    size = unescape(p, starts[k] + 1, ends[k] - 1, self.buffer.data())
+                    if size < 0:
+                        return None
+                    body = self.buffer.data()
+                try:
+                    text = PyUnicode_DecodeUTF8(body, size, NULL)
+                except UnicodeDecodeError:
                     return None
-                text = PyUnicode_DecodeUTF8(self.buffer.data(), size, NULL)
             found[self.names[k]] = text
         return found

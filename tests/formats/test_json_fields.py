@@ -116,6 +116,8 @@ def test_lines_read(line, expected):
     b'{"text": "a", "n": ' + b"1" * 641 + b"}",  # int() may refuse it: json.loads says
     b'{"text": "a", "x": ' + b"[" * 101 + b"]" * 101 + b"}",
     b'\xef\xbb\xbf{"text": "a"}',  # a BOM, which json.loads skips
+    b'{"text": "a\xff"}', b'{"text": "\xed\xa0\x80"}', b'{"id": "\xc3", "text": "a"}',  # a needed value's UTF-8
+    b'{"text": "\xff", "text": "a"}', b'{"text": "\xed\xa0\x80", "text": "a"}',  # a value replaced is checked too
     b'["text"]', b'{"text": "a",}', b'{"text": "a"} x', b'{"text": "a", "x": "\xff"}', b'{"text": "a\x01"}',
 ])
 def test_lines_left_to_json_loads(line):
