@@ -5,15 +5,15 @@ values of the named top-level fields. json.loads decoded every field of every re
 was most of the reading in the counting pass.
 
 json.loads stays the judge: `fields` answers only for a line that json.loads surely reads, and
-reads as it does; for anything else (not JSON, not an object, a lone surrogate in a needed value,
-an integer too long for int(), nesting deeper than MAX_DEPTH, a BOM or another
-encoding than UTF-8) it answers None and the reader calls json.loads, whose result or error is
-then the answer. So a check that is stricter than json.loads is safe, a laxer one is not.
+reads as it does; for anything else (not JSON, not an object, bad UTF-8 or an encoded surrogate,
+which json.loads's surrogatepass reads, a lone surrogate's escape in a needed value, an integer
+too long for int(), nesting deeper than MAX_DEPTH, a BOM or another encoding than UTF-8) it
+answers None and the reader calls json.loads, whose result or error is then the answer. So a
+check that is stricter than json.loads is safe, a laxer one is not.
 
 Twin: tokfx.reference.json_fields.
 """
-from libc.stdint cimport uint8_t, uint32_t
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.string cimport memchr, memcmp, memcpy
 from libcpp.string cimport string
 from libcpp.vector cimport vector

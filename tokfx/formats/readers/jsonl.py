@@ -7,6 +7,11 @@ is a Rejection of the whole file, and so are a file with no bytes and a file tha
 document (an array, or an object over several lines: a .json file often is), told by its first
 line rather than rejected line by line as "not JSON". A compressed stream cannot be
 split: a file is read from its start, whole.
+
+A record is read by tokfx._json_fields.FieldScanner, which checks the whole line and decodes
+only the fields a document needs (json.loads decoded every field: most of reading's time); a
+line it does not surely read as json.loads does goes to json.loads, so the documents and the
+rejections are json.loads's own.
 """
 from __future__ import annotations
 
