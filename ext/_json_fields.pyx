@@ -424,24 +424,31 @@ cdef class FieldScanner:
     cdef vector[string] keys
     cdef list names
     cdef string buffer
+    # Where each name's value is in the line being read (kept: no allocation a line).
+    cdef vector[Py_ssize_t] starts, ends
+    cdef vector[Shape] shapes
 
     def __init__(self, names):
         self.names = list(dict.fromkeys(names))  # the text field may be the id field too
         for name in self.names:
             self.keys.push_back(name.encode("utf-8"))
+        self.starts.resize(self.keys.size())
+        self.ends.resize(self.keys.size())
+        self.shapes.resize(self.keys.size())
 
     def fields(self, bytes line not None):
         cdef const uint8_t* p = <const uint8_t*> PyBytes_AS_STRING(line)
         cdef size_t k, count = self.keys.size()
-        cdef vector[Py_ssize_t] starts = vector[Py_ssize_t](count, -1)
-        cdef vector[Py_ssize_t] ends = vector[Py_ssize_t](count, -1)
-        cdef vector[Shape] shapes = vector[Shape](count)
+        cdef Py_ssize_t* starts = self.starts.data()
+        cdef Py_ssize_t* ends = self.ends.data()
+        cdef Shape* shapes = self.shapes.data()
         cdef Py_ssize_t n = PyBytes_GET_SIZE(line)
         cdef Wanted wanted
         cdef const char* body
         cdef Py_ssize_t size
-        wanted.keys, wanted.starts, wanted.ends = &self.keys, starts.data(), ends.data()
-        wanted.shapes, wanted.key = shapes.data(), &self.buffer
+        for k in range(count):
+            starts[k] = -1
+        wanted.keys, wanted.starts, wanted.ends, wanted.shapes, wanted.key = &self.keys, starts, ends, shapes, &self.buffer
         cdef bint read
         with nogil:
             read = scan_record(p, n, &wanted)
