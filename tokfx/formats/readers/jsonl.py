@@ -7,6 +7,11 @@ is a Rejection of the whole file, and so are a file with no bytes and a file tha
 document (an array, or an object over several lines: a .json file often is), told by its first
 line rather than rejected line by line as "not JSON". A compressed stream cannot be
 split: a file is read from its start, whole.
+
+A record is read by tokfx._json_fields.FieldScanner, which checks the whole line and decodes
+only the fields a document needs (json.loads decoded every field: most of reading's time); a
+line it does not surely read as json.loads does goes to json.loads, so the documents and the
+rejections are json.loads's own.
 """
 from __future__ import annotations
 
@@ -18,25 +23,29 @@ from typing import BinaryIO
 import pyarrow as pa
 import zstandard
 
+from tokfx._json_fields import FieldScanner
 from tokfx.formats.documents import Document, Rejection
 from tokfx.formats.readers.compression import iter_lines
 from tokfx.formats.readers.kept_fields import SAMPLE_RECORDS, json_type, json_values
 from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
 
-def _document(record, options: ReadOptions, source: str) -> Document | str:
-    """The document of one parsed JSON record, or the reason it is rejected."""
+def _document(record, options: ReadOptions, source: str, scanned: bool = False) -> Document | str:
+    """The document of one parsed JSON record, or the reason it is rejected. `scanned`: the
+    record's fields were read by the FieldScanner, whose strings are UTF-8 (it leaves a lone
+    surrogate to json.loads): no need to encode the text to know."""
     text_field, id_field = options.text_field, options.id_field
     if not isinstance(record, dict) or text_field not in record:
         return f"no {text_field!r} field"
     text = record[text_field]
     if not isinstance(text, str):
         return f"field {text_field!r} is {type(text).__name__}, not a string"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A JSON escape of a lone surrogate: valid JSON, but no UTF-8 text.
-        return "not valid UTF-8 (lone surrogate)"
+    if not scanned:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A JSON escape of a lone surrogate: valid JSON, but no UTF-8 text.
+            return "not valid UTF-8 (lone surrogate)"
     fields = json_values(record, options.keep) if options.keep else ()
     if isinstance(fields, str):
         return fields
@@ -45,6 +54,31 @@ def _document(record, options: ReadOptions, source: str) -> Document | str:
     if id_field not in record or record[id_field] is None:
         return f"no {id_field!r} field"
     return Document(str(record[id_field]), text, source, fields)
+
+
+def _field_scanner(options: ReadOptions) -> FieldScanner | None:
+    """What reads the fields a document needs from a record without json.loads decoding the
+    rest; None for a field name that is no UTF-8 (a surrogate from the command line), which
+    json.loads alone then reads."""
+    names = (options.text_field, *((options.id_field,) if options.id_field is not None else ()),
+             *(name for name, _ in options.keep))
+    try:
+        return FieldScanner(names)
+    except UnicodeEncodeError:
+        return None
+
+
+def _record(line: bytes, scanner: FieldScanner | None) -> tuple[object, bool]:
+    """The record on a line as far as a document needs it, and whether the scanner read it: its
+    needed fields where the scanner reads the line (a value other than a string comes as its
+    JSON text), else json.loads's whole record; json.loads's errors for a line that is no JSON."""
+    fields = scanner.fields(line) if scanner is not None else None
+    if fields is None:
+        return json.loads(line), False
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            fields[name] = json.loads(value)
+    return fields, True
 
 
 def _one_json_document(line: bytes) -> str | None:
@@ -77,6 +111,7 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
     """
     line_no = 0
     first = True
+    scanner = _field_scanner(options)
     try:
         for line_no, line in enumerate(iter_lines(raw, name), start=1):
             if not line.strip():
@@ -86,14 +121,14 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
                 return
             first = False
             try:
-                record = json.loads(line)
+                record, scanned = _record(line, scanner)
             except UnicodeDecodeError:
                 yield Rejection(name, line_no, "not valid UTF-8")
                 continue
             except json.JSONDecodeError as exc:
                 yield Rejection(name, line_no, f"not JSON ({exc.msg})")
                 continue
-            doc = _document(record, options, f"{name}:{line_no}")
+            doc = _document(record, options, f"{name}:{line_no}", scanned)
             yield doc if isinstance(doc, Document) else Rejection(name, line_no, doc)
     except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
         if isinstance(exc, FileNotFoundError):

@@ -1,0 +1,152 @@
+"""The fields of a JSON-lines record read without json.loads (tokfx._json_fields, its twin
+tokfx.reference.json_fields), and the JSON-lines reader built on them, against json.loads itself:
+where the scanner answers, json.loads reads the line and its values are the scanner's; where it
+does not, the reader's json.loads gives today's answer. Random records (field orders, duplicate
+keys, escapes, surrogates, nesting, NaN, long integers) and broken variants of them; the real
+corpora as JSON lines."""
+import io
+import json
+import math
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import ASSIGNED, CORPUS_FILES, corpus_path
+from tokfx._json_fields import FieldScanner
+from tokfx.formats.readers import ReadOptions, jsonl
+from tokfx.formats.readers.jsonl import READER
+from tokfx.reference.json_fields import fields as reference_fields
+
+NAMES = ("text", "id", "url", "score")
+
+
+def _same(a, b) -> bool:
+    """Equal values, NaN equal to NaN, and of the same type (1 is not 1.0, nor True)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return a == b
+
+
+def check_line(line: bytes, names=NAMES) -> dict | None:
+    """The scanner's answer, equal to its twin's and, where it answers, to json.loads's."""
+    found = FieldScanner(names).fields(line)
+    assert found == reference_fields(line, names)
+    if found is not None:
+        record = json.loads(line)  # json.loads reads every line the scanner reads
+        assert isinstance(record, dict)
+        assert found.keys() == {name for name in names if name in record}
+        for name, value in found.items():
+            assert _same(value if isinstance(value, str) else json.loads(value), record[name])
+    return found
+
+
+# String pieces written as JSON writes them and as it may be written by hand.
+_PIECES = st.one_of(
+    st.text(ASSIGNED, max_size=8).map(lambda t: json.dumps(t, ensure_ascii=False)[1:-1]),
+    st.text(max_size=4).map(lambda t: json.dumps(t)[1:-1]),  # \uXXXX, lone surrogates included
+    st.sampled_from(["\\/", "\\u00E9", "\\uD83D\\uDE00", "\\ud83d\\ude00", "\\ud800", "\\udc00x",
+                     "\\ud800\\ud800", "\\ud83d\\u0041", "\\u0000", "\\\\u0041", "é", "文", "😀"]),
+)
+_STRINGS = st.lists(_PIECES, max_size=5).map(lambda parts: '"' + "".join(parts) + '"')
+_SCALARS = st.one_of(
+    _STRINGS, st.sampled_from(["null", "true", "false", "NaN", "Infinity", "-Infinity", "0", "-0",
+                               "1.5e3", "-2E-2", "1" * 700, "1" * 700 + ".5", "12", "3.25"]),
+    st.integers(-10**20, 10**20).map(str), st.floats(allow_nan=False).map(json.dumps))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+    st.lists(st.tuples(_STRINGS, inner), max_size=3).map(
+        lambda pairs: "{" + ",".join(f"{k}:{v}" for k, v in pairs) + "}")), max_leaves=8)
+_KEYS = st.one_of(st.sampled_from([f'"{name}"' for name in NAMES] + ['"te\\u0078t"', '"t\\"ext"', '"other"']),
+                  _STRINGS)
+_SPACE = st.sampled_from(["", " ", "\t", "  \r", "\n"])
+
+
+@st.composite
+def json_lines(draw) -> bytes:
+    """A JSON-lines record as text (its keys in any order, some twice), sometimes broken."""
+    pairs = draw(st.lists(st.tuples(_KEYS, _VALUES, _SPACE), max_size=6))
+    line = draw(_SPACE) + "{" + ",".join(f"{s}{k}{s}:{s}{v}{s}" for k, v, s in pairs) + "}" + draw(_SPACE)
+    data = line.encode("utf-8", "surrogatepass")  # "\ud800" written raw: bytes json reads, UTF-8 does not
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(data)))
+        data = data[:at] + draw(st.sampled_from([b"", b",", b"}", b"]", b'"', b"\\", b"\x01", b"\xff", b"\xed\xa0\x80",
+                                                 b"\xc3", b"{", b"x", b" ", b"\x00", b"\xef\xbb\xbf",
+                                                 b"e", b"E", b".", b"-", b"+", b"0", b"n", b"u", b"\x7f"])) + data[at + 1:]
+    return data
+
+
+@settings(max_examples=1000, deadline=None)
+@given(json_lines())
+def test_random_records_read_as_json_loads_reads_them(line):
+    check_line(line)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.sampled_from(NAMES + ("other", "é")),
+                       st.one_of(st.text(ASSIGNED), st.integers(-10**18, 10**18), st.floats(allow_nan=False),
+                                 st.booleans(), st.none(), st.lists(st.integers(), max_size=3))),
+       st.booleans())
+def test_what_json_dumps_writes_is_read_by_the_scanner(record, ensure_ascii):
+    """Ordinary records are read by the scanner itself, json.loads not called: no stub."""
+    assert check_line(json.dumps(record, ensure_ascii=ensure_ascii).encode() + b"\n") is not None
+
+
+@pytest.mark.parametrize("line, expected", [
+    (b'{"text": "a", "text": "b"}', {"text": "b"}),  # json.loads keeps the last
+    (b'{"text": "\\ud83d\\ude00 \\u00e9\\n\\/\\t"}', {"text": "\U0001F600 \u00e9\n/\t"}),
+    (b'{"id": 7, "x": [1, {"y": NaN}], "text": "\xe6\x96\x87"}\r\n', {"id": b"7", "text": "\u6587"}),
+    (b' {} ', {}),
+    (b'{"te\\u0078t": "a", "\\ud800": 1}', {"text": "a"}),  # keys with escapes
+])
+def test_lines_read(line, expected):
+    assert check_line(line) == expected
+
+
+@pytest.mark.parametrize("line", [
+    b'{"text": "\\ud800"}',  # a lone surrogate: json.loads keeps it
+    b'{"text": "a", "x": "\xed\xa0\x80"}',  # an encoded surrogate, read by json.loads
+    b'{"text": "a", "n": ' + b"1" * 641 + b"}",  # int() may refuse it: json.loads says
+    b'{"text": "a", "x": ' + b"[" * 101 + b"]" * 101 + b"}",
+    b'\xef\xbb\xbf{"text": "a"}',  # a BOM, which json.loads skips
+    b'{"text": "a\xff"}', b'{"text": "\xed\xa0\x80"}', b'{"id": "\xc3", "text": "a"}',  # a needed value's UTF-8
+    b'{"text": "\xff", "text": "a"}', b'{"text": "\xed\xa0\x80", "text": "a"}',  # a value replaced is checked too
+    b'["text"]', b'{"text": "a",}', b'{"text": "a"} x', b'{"text": "a", "x": "\xff"}', b'{"text": "a\x01"}',
+])
+def test_lines_left_to_json_loads(line):
+    assert check_line(line) is None
+
+
+def _read(data: bytes, scanned: bool, **options) -> list:
+    with pytest.MonkeyPatch.context() as patch:
+        if not scanned:  # the reader as it was: json.loads for every line
+            patch.setattr(jsonl, "_field_scanner", lambda options: None)
+        return list(READER.read(io.BytesIO(data), "c.jsonl", ReadOptions(**options), None))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(json_lines(), min_size=1, max_size=8))
+def test_the_reader_yields_what_json_loads_gave(lines):
+    """Documents and rejections (their messages, lines) as the reader with json.loads only gave."""
+    data = b"\n".join(lines) + b"\n"
+    for options in ({}, {"id_field": "id"}, {"text_field": "url", "id_field": "text"},
+                    {"keep": (("score", pa.float64()), ("url", pa.string()))}):
+        assert _read(data, True, **options) == _read(data, False, **options)
+
+
+@pytest.mark.parametrize("relative", CORPUS_FILES)
+def test_the_corpora_as_json_lines(relative):
+    paragraphs = corpus_path(relative).read_text(encoding="utf-8").split("\n\n")
+    data = b"".join(json.dumps({"id": i, "text": p, "meta": {"n": len(p)}}, ensure_ascii=i % 2 == 0).encode() + b"\n"
+                    for i, p in enumerate(paragraphs))
+    assert _read(data, True, id_field="id") == _read(data, False, id_field="id")
+    # Every record is read by the scanner, none by json.loads.
+    scanner = FieldScanner(("text", "id"))
+    assert all(scanner.fields(line) is not None for line in data.splitlines())
