@@ -60,6 +60,10 @@ def test_the_text_and_id_fields():
     (b'{"text": 5}\n', "field 'text' is int, not a string"),
     (b'{"text": "\xff"}\n', "not valid UTF-8"),
     (b'{"text": "\\ud800"}\n', "not valid UTF-8 (lone surrogate)"),
+    # Valid JSON, perhaps, but more than json.loads reads: a traceback before.
+    (b'{"text": "a", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", "JSON nested too deeply to read"),
+    (b'{"text": "a", "x": ' + b"7" * 5000 + b"}\n",
+     "a number too long to read (Exceeds the limit (4300 digits) for integer string conversion)"),
 ])
 def test_a_bad_record_is_a_rejection_naming_its_line(line, reason):
     items = _read(_jsonl(DOCS[:1]) + line + _jsonl(DOCS[1:2]), "bad.jsonl")
@@ -114,7 +118,8 @@ def test_one_json_document_is_rejected_whole_not_line_by_line(data, reason):
 
 def test_a_broken_first_record_is_a_rejection_of_its_line_only():
     # Cut inside a string (a pretty-printed object's first line never is), or not JSON at all.
-    for first in (b'{"text": "cut off\n', b'{not json}\n', b'{"text": "\xff"\n'):
+    for first in (b'{"text": "cut off\n', b'{not json}\n', b'{"text": "\xff"\n',
+                  b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", b'{"x": ' + b"7" * 5000 + b"}\n"):
         items = _read(first + _jsonl(DOCS), "c.json")
         assert [type(i) for i in items] == [Rejection, Document, Document, Document]
         assert items[0].line == 1 and not items[0].whole_file

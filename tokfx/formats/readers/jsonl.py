@@ -81,6 +81,15 @@ def _record(line: bytes, scanner: FieldScanner | None) -> tuple[object, bool]:
     return fields, True
 
 
+def _unreadable(exc: RecursionError | ValueError) -> str:
+    """Why json.loads could not read a line that may well be JSON: arrays or objects nested
+    deeper than its recursion goes, or an integer longer than int() reads (a ValueError naming
+    sys.get_int_max_str_digits' limit). A hostile line either way, rejected as any bad record."""
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply to read"
+    return f"a number too long to read ({str(exc).split(':')[0]})"
+
+
 def _one_json_document(line: bytes) -> str | None:
     """Why a file whose first non-blank line is `line` is one JSON document, not JSON lines; None
     when it is not. An array starts with "["; an object spread over lines is cut off at the end
@@ -95,8 +104,8 @@ def _one_json_document(line: bytes) -> str | None:
         except json.JSONDecodeError as exc:
             if exc.pos >= len(exc.doc):
                 return "JSON over several lines, not JSON lines (one object per line)"
-        except UnicodeDecodeError:
-            pass
+        except (UnicodeDecodeError, RecursionError, ValueError):
+            pass  # the line's own rejection says why
     return None
 
 
@@ -128,6 +137,9 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
             except json.JSONDecodeError as exc:
                 yield Rejection(name, line_no, f"not JSON ({exc.msg})")
                 continue
+            except (RecursionError, ValueError) as exc:
+                yield Rejection(name, line_no, _unreadable(exc))
+                continue
             doc = _document(record, options, f"{name}:{line_no}", scanned)
             yield doc if isinstance(doc, Document) else Rejection(name, line_no, doc)
     except (EOFError, OSError, zlib.error, zstandard.ZstdError) as exc:
@@ -153,7 +165,7 @@ def json_field_types(raw: BinaryIO, name: str, options: ReadOptions, names: tupl
                 continue
             try:
                 record = json.loads(line)
-            except ValueError:  # not JSON, not UTF-8: the record's own rejection says so
+            except (ValueError, RecursionError):  # not JSON, not UTF-8, _unreadable: its rejection says so
                 continue
             records += 1
             if isinstance(record, dict):
