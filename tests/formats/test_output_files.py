@@ -13,6 +13,7 @@ from megatron_reader import read_megatron
 from tokfx.formats.counts import read_counts, write_counts
 from tokfx.formats.shards.manifest import build_manifest
 from tokfx.formats.shards.files import local_opener
+from tokfx.formats.shards import parquet
 from tokfx.formats.shards.writer import ROW_GROUP_BYTES, ShardWriter
 
 CONFIG = {"vocab_size": 300}
@@ -71,6 +72,38 @@ def test_row_groups_are_bounded_and_do_not_change_the_rows(tmp_path):
     # A row group closes once it holds 400 bytes of ids: 100 int32 ids, plus one document.
     assert all(many.metadata.row_group(g).num_rows <= 100 for g in range(many.num_row_groups))
     assert many.read().to_pylist() == pq.read_table(tmp_path / "one.parquet").to_pylist()
+
+
+@pytest.mark.parametrize("chunk_ids, lengths", [
+    (100, [0, 1, 3, 40, 99, 100, 101, 350]),  # many chunks; documents longer than one; empty ones
+    (parquet.CHUNK_IDS, [0, 900, 2000, 3000]),  # the default: a row group of several chunks
+])
+def test_ids_handed_to_pyarrow_in_chunks_write_the_file_it_writes_from_whole_row_groups(
+        tmp_path, monkeypatch, chunk_ids, lengths):
+    # ParquetShardWriter hands each row group's input_ids to pyarrow in slices of about
+    # CHUNK_IDS ids (a pipeline worker's memory): the file must be, byte for byte, the one
+    # pyarrow writes from each row group's documents as one table of Python lists.
+    monkeypatch.setattr(parquet, "CHUNK_IDS", chunk_ids)
+    rng = random.Random(chunk_ids)
+    docs = [(f"d{i}", [rng.randrange(50_000) for _ in range(rng.choice(lengths))], f"s{i % 3}") for i in range(300)]
+    group_ids = 3 * chunk_ids  # a row group closes with the document that brings it to group_ids ids
+    _write(tmp_path, "chunked", docs, 50_000, row_group_bytes=4 * group_ids)
+    groups, held = [[]], 0
+    for doc in docs:
+        groups[-1].append(doc)
+        held += len(doc[1])
+        if held >= group_ids:
+            groups, held = groups + [[]], 0
+    groups = [g for g in groups if g]
+    assert len(groups) > 1
+    with pq.ParquetWriter(tmp_path / "whole.parquet", parquet.shard_schema().with_metadata({"k": "v"}),
+                          compression="zstd") as writer:
+        for group in groups:
+            writer.write_table(pa.table({"id": [d[0] for d in group],
+                                         "input_ids": pa.array([d[1] for d in group], pa.list_(pa.int32())),
+                                         "num_tokens": pa.array([len(d[1]) for d in group], pa.int32()),
+                                         "source": [d[2] for d in group]}, schema=writer.schema))
+    assert (tmp_path / "chunked.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
 
 
 def _shard(documents):
