@@ -8,18 +8,12 @@ built, which Python puts first on its path) says so in one line and exits at onc
 connects to the runner; the launcher then stops the run (beam_jobs.options)."""
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import sys
 
 from beam_jobs.logs import show_logs
 
 VERBOSE, QUIET = "--verbose", "--quiet"
-# glibc's mallopt parameter (malloc.h).
-M_MMAP_THRESHOLD = -3
-# Blocks of at least this many bytes get their own mapping, given back to the system when freed.
-MMAP_THRESHOLD = 256 << 10
 
 
 def command(verbose: bool, quiet: bool) -> list[str]:
@@ -27,25 +21,7 @@ def command(verbose: bool, quiet: bool) -> list[str]:
     return [sys.executable, "-m", "beam_jobs.worker", *([VERBOSE] if verbose else []), *([QUIET] if quiet else [])]
 
 
-def _return_large_blocks() -> None:
-    """Make glibc malloc map every block of MMAP_THRESHOLD bytes or more on its own, so that
-    freeing it gives it back. By default glibc raises that threshold to the size of each mapped
-    block that is freed (up to 32 MB): after the first row group, a worker's 8 MB arrays and
-    Arrow's and the piece cache's buffers came from the heaps, and a heap keeps what was freed
-    inside it (a bundle thread's heap held 47 MB free of 112 MB at a worker's peak). A threshold
-    that is set stays: 35 MB less at a worker's peak. Cost: fresh pages from the kernel for each
-    such block, 3-5 % of a worker's CPU (bench/README, "Per-worker cost"). A C library without
-    mallopt (macOS): nothing to set."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-        mallopt = libc.mallopt
-    except (OSError, AttributeError, TypeError):
-        return
-    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-
-
 def main() -> None:
-    _return_large_blocks()
     # Arrow's buffers (the Parquet writer's pages) from malloc, unless the user chose a pool:
     # mimalloc, Arrow's default, keeps what a row group freed, 35-45 MB of a worker's peak.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
