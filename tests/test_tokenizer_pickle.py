@@ -33,3 +33,13 @@ def test_a_pickled_tokenizer_is_the_same_tokenizer(name):
         assert tokenizer_json_bytes(copy) == tokenizer_json_bytes(original)
         assert copy.encode(TEXT) == original.encode(TEXT)
         assert copy.decode(copy.encode(TEXT)) == original.decode(original.encode(TEXT))
+
+
+@pytest.mark.parametrize("algorithm, alphabet", [("unigram", "chars"), ("bpe", "bytes"), ("bpe", "chars")])
+def test_saved_tokfx_json_is_the_canonical_bytes(algorithm, alphabet, tmp_path):
+    # save writes tokfx.json piece by piece (write_tokenizer_json): the bytes tokenizer_json_bytes
+    # makes whole, and hashes, with non-ASCII text, scores and merges.
+    text = fixture_path("corpus.en").read_text(encoding="utf-8")[:20_000] + "猫坐在垫子上。\n" * 20
+    tok = tokfx.train(text, algorithm, vocab_size=500, alphabet=alphabet, special_tokens=["<|终|>"])
+    tok.save(tmp_path)
+    assert (tmp_path / "tokfx.json").read_bytes() == tokenizer_json_bytes(tok)

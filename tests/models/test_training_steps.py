@@ -83,7 +83,7 @@ def test_below_threshold_and_kept_expected_equal_the_twin(expected, data):
 def test_floored_equals_the_twin(scores_flags, minus):
     scores = array("d", [s for s, _ in scores_flags])
     flags = [e for _, e in scores_flags]
-    assert floored(scores, minus, bytes(flags), 10.0) == ref.floored(scores, minus, flags, 10.0)
+    assert floored(scores, minus, bytes(flags), 10.0).tolist() == ref.floored(scores, minus, flags, 10.0)
 
 
 @settings(max_examples=300, deadline=None)

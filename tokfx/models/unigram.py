@@ -47,7 +47,7 @@ FINAL_SLACK = 1.1
 
 def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size: int, seed_size: int,
                     max_width: int, classes: array | None = None,
-                    line_ends: array | None = None) -> tuple[list[tuple[int, ...]], list[float]]:
+                    line_ends: array | None = None) -> tuple[list[tuple[int, ...]], array]:
     """Every base symbol, then `seed_size - alphabet_size` substrings of 2..max_width symbols:
     with `classes` (seed_classes), sentencepiece's seed (_ngrams.seed_substrings: the valid,
     branching substrings of the highest count x length, a line's end another follower than a
@@ -111,7 +111,7 @@ def piece_line_ends(ordered: Mapping[bytes, int], at_line_end: Mapping[bytes, in
 
 
 def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_size: int,
-           floor: int) -> tuple[list[tuple[int, ...]], list[float]]:
+           floor: int) -> tuple[list[tuple[int, ...]], array]:
     """Drop the tokens (not base symbols) expected fewer than EXPECTED_THRESHOLD times, fewest
     first (ties by symbols), never below `floor` tokens; score the rest digamma(expected) -
     digamma(sum of the expected counts at or above the threshold). The kept keep their order."""
@@ -146,12 +146,12 @@ class Round:
     """One prune: the tokens kept (in their order), their scores, the Viterbi corpus tokens."""
     size: int
     tokens: list[tuple[int, ...]]
-    scores: list[float]
+    scores: array
     corpus_tokens: int
 
 
 def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int, ...]],
-          scores: list[float], size: int, alphabet_size: int, max_width: int,
+          scores: Sequence[float], size: int, alphabet_size: int, max_width: int,
           floor: int | None = None) -> Round:
     """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse. With a
     `floor` (sentencepiece's way), every token unused by the Viterbi segmentations or split by
@@ -168,7 +168,7 @@ def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int,
         drop = min(max(drop, kind.count(0)), len(kind) - kind.count(2), len(tokens) - floor)
     dropped = set(order[:drop])
     kept = [i for i in range(len(tokens)) if i not in dropped]
-    return Round(len(kept), [tokens[i] for i in kept], [scores[i] for i in kept], corpus_tokens)
+    return Round(len(kept), [tokens[i] for i in kept], array("d", (scores[i] for i in kept)), corpus_tokens)
 
 
 class UnigramTrainer(Trainer):
@@ -265,11 +265,11 @@ class EmRound:
     tokens and scores after it."""
     em_size: int
     tokens: list[tuple[int, ...]]
-    scores: list[float]
+    scores: array
     summary: str
 
 
-def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: list[float],
+def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: Sequence[float],
               final: int, alphabet_size: int, p: UnigramTrainer.Params, stop: int | None = None,
               drop_unused: bool = False, uncounted: int = 0):
     """The rounds down to `stop` tokens (default `final`); the last is EM alone, once EM leaves at
