@@ -46,10 +46,22 @@ cdef c_array DOUBLES = array("d")
 cdef c_array BYTES = array("B")
 
 
+cdef check_offsets(const int64_t[::1] offsets, Py_ssize_t symbols, Py_ssize_t pieces, str name):
+    """ValueError unless `offsets` run from 0 to `symbols`, never back, one more than `pieces`:
+    the loops below index without bounds checks."""
+    cdef Py_ssize_t k
+    if offsets.shape[0] != pieces + 1 or offsets[0] != 0 or offsets[pieces] != symbols:
+        raise ValueError(f"{name} must run from 0 to {symbols}, {pieces + 1} of them")
+    for k in range(pieces):
+        if offsets[k + 1] < offsets[k]:
+            raise ValueError(f"{name} must not decrease (at {k + 1})")
+
+
 def symbol_counts(const int32_t[::1] symbols not None, const int64_t[::1] offsets not None,
                   const int64_t[::1] counts not None, Py_ssize_t alphabet_size):
     """array('q'): each base symbol's occurrences in the pieces (piece k's symbols counted
     counts[k] times); a symbol outside [0, alphabet_size) is not counted."""
+    check_offsets(offsets, symbols.shape[0], counts.shape[0], "offsets")
     cdef c_array found = clone(INT64, alphabet_size, True)
     cdef long long* out = found.data.as_longlongs
     cdef Py_ssize_t k, i
@@ -69,8 +81,7 @@ def fallback_apart(const int32_t[::1] symbols not None, const int64_t[::1] offse
                    const int64_t[::1] counts not None, int32_t char_base):
     """(offsets, counts), arrays 'q': the pieces cut before and after every symbol below
     char_base, each part with its piece's count; empty pieces go."""
-    if offsets.shape[0] != counts.shape[0] + 1 or offsets[0] != 0 or offsets[offsets.shape[0] - 1] != symbols.shape[0]:
-        raise ValueError("offsets must run from 0 to len(symbols), one more than counts")
+    check_offsets(offsets, symbols.shape[0], counts.shape[0], "offsets")
     cdef Py_ssize_t k, i, parts = 0
     with nogil:
         for k in range(counts.shape[0]):
@@ -97,9 +108,11 @@ def piece_ends_counts(const int64_t[::1] pretoken_offsets not None, const int64_
                       const int64_t[::1] per_pretoken not None):
     """array('q'), per piece (piece_offsets, over the symbols of the pre-tokens at
     pretoken_offsets, both from 0): per_pretoken[k] if it ends where pre-token k ends, else 0."""
-    if per_pretoken.shape[0] + 1 != pretoken_offsets.shape[0]:
-        raise ValueError("one count per pre-token needed")
     cdef Py_ssize_t pieces = max(piece_offsets.shape[0] - 1, 0), keys = per_pretoken.shape[0]
+    if pretoken_offsets.shape[0] != keys + 1:
+        raise ValueError("one count per pre-token needed")
+    check_offsets(pretoken_offsets, pretoken_offsets[keys], keys, "pretoken_offsets")
+    check_offsets(piece_offsets, pretoken_offsets[keys], pieces, "piece_offsets")
     cdef c_array found = clone(INT64, pieces, True)
     cdef long long* out = found.data.as_longlongs
     cdef Py_ssize_t p, k = 0
@@ -140,6 +153,8 @@ def kept_expected(const double[::1] expected not None, Py_ssize_t n, dropped, do
     cdef c_array drop = clone(BYTES, n, True)
     cdef Py_ssize_t i, kept = n
     for i in dropped:
+        if not 0 <= i < n:
+            raise ValueError(f"dropped id {i} is not in [0, {n})")
         if drop.data.as_uchars[i] == 0:
             drop.data.as_uchars[i] = 1
             kept -= 1

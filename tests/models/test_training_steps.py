@@ -43,9 +43,22 @@ def test_fallback_apart_equals_the_twin(pieces, char_base):
     assert (offsets.tolist(), counts.tolist()) == ref.fallback_apart(*corpus, char_base)
 
 
-def test_fallback_apart_refuses_offsets_that_do_not_cover_the_symbols():
-    with pytest.raises(ValueError, match="offsets must run from 0 to len"):
-        fallback_apart(array("i", [4, 5]), array("q", [0, 1]), array("q", [1]), 3)
+def test_the_steps_refuse_offsets_and_ids_out_of_range():
+    # Their loops index without bounds checks: what would read or write outside is refused.
+    symbols, counts = array("i", [4, 5]), array("q", [1])
+    for offsets, message in (([0, 1], "must run from 0 to 2"), ([0, 3], "must run from 0 to 2"),
+                             ([0, 2, 2], "must run from 0 to 2, 2 of them")):
+        for step in (symbol_counts, fallback_apart):
+            with pytest.raises(ValueError, match=message):
+                step(symbols, array("q", offsets), counts, 3)
+    with pytest.raises(ValueError, match=r"offsets must not decrease \(at 2\)"):
+        symbol_counts(symbols, array("q", [0, 3, 2]), array("q", [1, 1]), 3)
+    with pytest.raises(ValueError, match="piece_offsets must run from 0 to 2"):
+        piece_ends_counts(array("q", [0, 2]), array("q", [0, 1, 3]), array("q", [1]))
+    with pytest.raises(ValueError, match="one count per pre-token"):
+        piece_ends_counts(array("q", [0, 2]), array("q", [0, 2]), array("q", [1, 1]))
+    with pytest.raises(ValueError, match=r"dropped id 3 is not in \[0, 3\)"):
+        kept_expected(array("d", [1.0, 2.0, 3.0]), 3, [3], 0.5)
 
 
 @settings(max_examples=300, deadline=None)
