@@ -9,12 +9,11 @@ time from the installed `regex` module, so they agree with it whatever its Unico
 Input must be valid UTF-8; invalid bytes give unspecified pieces but never read out of bounds.
 The reference is `regex.findall(tokfx.pre_tokenizers.patterns.PATTERNS[name], text)`; the tests compare the two.
 """
-import sys
 from array import array
 
 import regex
 
-from cpython.array cimport array as c_array
+from cpython.array cimport array as c_array, clone
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int64_t, uint16_t, uint32_t
@@ -68,6 +67,11 @@ cdef const uint16_t* CLASS_BLOCKS = NULL
 cdef uint16_t ASCII_CLASS[128]
 
 
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object text)
+
+
 cdef inline uint32_t code_point_at_index(Py_ssize_t index) noexcept:
     return index if index < 0xD800 else index + 0x800  # skip the 0x800 surrogates
 
@@ -75,20 +79,22 @@ cdef inline uint32_t code_point_at_index(Py_ssize_t index) noexcept:
 def every_code_point():
     """One string of every code point but the surrogates; index i is `code_point_at_index(i)`
     (i, or i + 0x800 past the surrogates). Filled in C: from a Python range it took a third of
-    the import. tokfx.normalizers.code_point_sets runs `regex` over it too."""
+    the import. tokfx.normalizers.code_point_sets runs `regex` over it too. Written into the
+    new string itself (4.4 MB): through an array, its bytes and their decoding, the import
+    peaked 8 MB higher, a part of a trainer's peak memory (bench/README.md, issue 26)."""
     cdef Py_ssize_t i, count = CODE_POINTS - 0x800
-    code_points = array("I", bytes(4 * count))
-    cdef uint32_t[::1] view = code_points
+    every = PyUnicode_New(count, 0x10FFFF)
+    cdef Py_UCS4* data = <Py_UCS4*>PyUnicode_DATA(every)
     for i in range(count):
-        view[i] = code_point_at_index(i)
-    return code_points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+        data[i] = code_point_at_index(i)
+    return every
 
 
 def _build_class_table():
     """Ask `regex` which code points each class holds; keep the distinct 256-entry blocks."""
     global CLASS_BLOCKS
     every = every_code_point()
-    flat = array("H", bytes(2 * CODE_POINTS))
+    cdef c_array flat = clone(array("H"), CODE_POINTS, True)
     cdef uint16_t[::1] classes = flat
     cdef Py_ssize_t i, start, end
     cdef uint16_t bits

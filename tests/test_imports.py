@@ -66,9 +66,9 @@ def test_no_tokfx_module_imports_beam():
 # Trains Unigram over characters from texts in memory and counts a .txt file (the library's
 # counting, its text reader), then prints which of the packages training never needs got
 # imported: pyarrow is for Parquet (and the JSONL reader's kept fields), 28 MB at import;
-# hashlib (OpenSSL) names tokenizers by their sha256, 3.5 MB (bench/README.md, Unigram vs
-# sentencepiece, peak memory).
-NOT_FOR_TRAINING = ("pyarrow", "hashlib", "_hashlib")
+# hashlib (OpenSSL) names tokenizers by their sha256, 3.5 MB; numpy is for the shard writers,
+# SaGe and the evaluations, 15 MB (bench/README.md, Unigram vs sentencepiece, peak memory).
+NOT_FOR_TRAINING = ("pyarrow", "hashlib", "_hashlib", "numpy")
 PROBE = """
 import json, sys
 import tokfx, tokfx.counting
@@ -99,5 +99,11 @@ def test_the_probe_sees_each_module(module, tmp_path):
     assert module in modules_after(PROBE.replace("import tokfx,", f"import {module}, tokfx,"), tmp_path)
 
 
-def test_training_over_characters_leaves_pyarrow_and_hashlib_unimported(tmp_path):
+def test_training_over_characters_leaves_pyarrow_hashlib_and_numpy_unimported(tmp_path):
     assert modules_after(PROBE, tmp_path) == []
+
+
+def test_importing_tokfx_leaves_them_unimported(tmp_path):
+    probe = "import json, sys\nimport tokfx\n" + PROBE[PROBE.index("print("):]
+    assert modules_after(probe, tmp_path) == []
+    assert "numpy" in modules_after(probe.replace("import tokfx", "import numpy, tokfx"), tmp_path)

@@ -38,11 +38,9 @@ from tokfx.formats.huggingface_bpe import BPEModel, runs_as_own_model
 from tokfx.formats.huggingface_models import MODELS, huggingface_model
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_json_file, shown
 from tokfx.limits import MAX_SPECIAL_TOKEN_BYTES, MAX_SPECIAL_TOKENS, MAX_TOKEN_SYMBOLS, MAX_TOKENS
-from tokfx.normalizers.huggingface import huggingface_normalizer
 from tokfx.normalizers.huggingface_components import components
 from tokfx.pre_tokenizers.added_tokens import AddedToken, AddedTokens
 from tokfx.pre_tokenizers.byte_level import spell, unspell
-from tokfx.pre_tokenizers.huggingface import HuggingFacePreTokenizer
 from tokfx.special_tokens import Framing
 
 # The parts of a tokenizer.json that tokfx.json keeps to rebuild the text stages, and the model
@@ -66,6 +64,11 @@ class HuggingFaceText:
     def __init__(self, spec: dict, source: str = "tokenizer.json"):
         """`spec`: the KEPT parts of a tokenizer.json (checked: any fault a TokenizerFileError
         naming `source` and the field)."""
+        # Imported when a tokenizer.json's text stages are read, not with tokfx: their tables
+        # (tokenizers_categories) are 5 MB of a trainer's peak memory (bench/README.md, issue 26).
+        from tokfx.normalizers.huggingface import huggingface_normalizer
+        from tokfx.pre_tokenizers.huggingface import HuggingFacePreTokenizer
+
         self.spec = spec
         try:
             self.normalizer = None if spec.get("normalizer") is None else huggingface_normalizer(spec["normalizer"])

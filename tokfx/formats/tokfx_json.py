@@ -48,7 +48,12 @@ def register_algorithm(name: str, param_names: Iterable[str]) -> None:
     ALGORITHMS[name] = tuple(param_names)
 
 
-def tokenizer_to_dict(tokenizer) -> dict:
+def tokenizer_to_dict(tokenizer, *, for_json: bool = False) -> dict:
+    """The tokenizer as a parsed tokfx.json holds it. `for_json`: for json.dumps alone, the
+    tokens and merges left as the tuples the tokenizer holds (json writes a tuple as a list,
+    the same bytes): a list per token was a copy of them all, part of a trainer's peak memory
+    when it saves (bench/README.md, issue 26)."""
+    row = tuple if for_json else list
     special_ids = {i: name for name, i in tokenizer.special_tokens.items()}
     control_ids = {i: name for name, i in tokenizer.control_tokens.items()}
     tokens = tokenizer.tokens
@@ -66,8 +71,8 @@ def tokenizer_to_dict(tokenizer) -> dict:
     doc.update({
         "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
-        "tokens": [None if i in special_ids or i in control_ids else list(token) for i, token in enumerate(tokens)],
-        "merges": [list(m) for m in tokenizer.merge_ids],
+        "tokens": [None if i in special_ids or i in control_ids else row(token) for i, token in enumerate(tokens)],
+        "merges": [row(m) for m in tokenizer.merge_ids],
     })
     if tokenizer.framing != Framing():
         doc["framing"] = asdict(tokenizer.framing)
@@ -322,10 +327,33 @@ def _read_scaffold(f: Fields, value: object, alphabet: Alphabet) -> ScaffoldVoca
     return ScaffoldVocab.from_dict(scaffold, alphabet)
 
 
+# The canonical tokfx.json: compact, UTF-8, then a newline.
+_CANONICAL = {"ensure_ascii": False, "separators": (",", ":")}
+# write_tokenizer_json encodes a long list this many items at a time.
+JSON_SLICE = 4096
+
+
 def tokenizer_json_bytes(tokenizer) -> bytes:
     """The canonical tokfx.json content: same tokenizer, same bytes."""
-    return (json.dumps(tokenizer_to_dict(tokenizer), ensure_ascii=False, separators=(",", ":"))
-            + "\n").encode("utf-8")
+    return (json.dumps(tokenizer_to_dict(tokenizer, for_json=True), **_CANONICAL) + "\n").encode("utf-8")
+
+
+def write_tokenizer_json(tokenizer, path: Path) -> None:
+    """tokenizer_json_bytes(tokenizer) written to `path` a part at a time: the document's
+    fields one by one, its long lists (tokens, scores) JSON_SLICE items at a time, each by
+    json's encoder. Made whole (the encoder's pieces, the text, its bytes) it was 5 MB for
+    32,000 tokens with scores, the peak of a trainer that saves (bench/README.md, issue 26)."""
+    doc = tokenizer_to_dict(tokenizer, for_json=True)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        for k, (field, value) in enumerate(doc.items()):
+            f.write(("{" if k == 0 else ",") + json.dumps(field, **_CANONICAL) + ":")
+            if isinstance(value, list) and len(value) > JSON_SLICE:
+                for i in range(0, len(value), JSON_SLICE):
+                    f.write(("[" if i == 0 else ",") + json.dumps(value[i:i + JSON_SLICE], **_CANONICAL)[1:-1])
+                f.write("]")
+            else:
+                f.write(json.dumps(value, **_CANONICAL))
+        f.write("}\n")
 
 
 def tokenizer_hash(tokenizer) -> str:
@@ -373,7 +401,7 @@ def save_tokenizer(tokenizer, directory: str | os.PathLike) -> str | None:
     return why they were not written, or None."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / TOKFX_JSON).write_bytes(tokenizer_json_bytes(tokenizer))
+    write_tokenizer_json(tokenizer, directory / TOKFX_JSON)
     if tokenizer.pipeline is not None:  # loaded from a tokenizer.json: that file again
         (directory / "tokenizer.json").write_text(json.dumps(huggingface_json(tokenizer), ensure_ascii=False, indent=1),
                                                   encoding="utf-8")

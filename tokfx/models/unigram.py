@@ -10,7 +10,8 @@ digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
 `shrinking_factor` x the size of the tokens whose removal loses the least likelihood, as
 sentencepiece's PruneSentencePieces estimates it, down to the target ("ngrams") or to 1.1 x it,
 then the best by score ("sentencepiece"). After the last prune, EM again. Cores: tokfx._ngrams
-(seed_substrings, top_ngram_counts), tokfx._unigram (e_step, viterbi_counts, prune_keys).
+(seed_substrings, top_ngram_counts), tokfx._unigram (e_step, viterbi_counts, prune_keys), and
+tokfx._training_steps for the steps between them (numpy is not imported: bench/README.md, issue 26).
 """
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from tokfx._count_table import packed_counts
 from tokfx._ngrams import SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts
+from tokfx._training_steps import (below_threshold, floored, key_order, kept_expected, piece_ends_counts,
+                                   symbol_counts)
 from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
 from tokfx import unicode_scripts
 from tokfx.alphabet import Alphabet, fallback_byte_scores
@@ -42,50 +43,28 @@ BELOW_LOWEST = 10.0
 # rounds down to FINAL_SLACK x the target, the best by score kept); "ngrams", ours before it.
 RECIPES = ("sentencepiece", "ngrams")
 FINAL_SLACK = 1.1
-# base_symbol_counts weighs the symbols of pieces of about this many symbols at a time.
-COUNT_SLICE = 1 << 16
 
 
 def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size: int, seed_size: int,
                     max_width: int, classes: array | None = None,
-                    line_ends: array | None = None) -> tuple[list[tuple[int, ...]], list[float]]:
+                    line_ends: array | None = None) -> tuple[list[tuple[int, ...]], array]:
     """Every base symbol, then `seed_size - alphabet_size` substrings of 2..max_width symbols:
     with `classes` (seed_classes), sentencepiece's seed (_ngrams.seed_substrings: the valid,
     branching substrings of the highest count x length, a line's end another follower than a
     piece's with `line_ends`, piece_line_ends); without, the most frequent n-grams (ties by
     symbols). Each scored log(count x length) - log(sum), as sentencepiece's seed; a base
     symbol that never occurs scores BELOW_LOWEST under the lowest."""
-    base_counts = base_symbol_counts(symbols, offsets, counts, alphabet_size)
+    base_counts = symbol_counts(symbols, offsets, counts, alphabet_size)
     how_many = max(0, seed_size - alphabet_size)
     if classes is None:
         grams = top_ngram_counts(symbols, offsets, counts, how_many, max_width)
     else:
         grams = seed_substrings(symbols, offsets, counts, how_many, max_width, classes, line_ends)
     tokens = [(s,) for s in range(alphabet_size)] + [gram for gram, _ in grams]
-    weight = [float(c) for c in base_counts[:alphabet_size]] + [float(c * len(g)) for g, c in grams]
+    weight = [float(c) for c in base_counts] + [float(c * len(g)) for g, c in grams]
     total = math.log(sum(weight)) if sum(weight) > 0 else 0.0
-    scores = np.array([math.log(w) - total if w > 0 else 0.0 for w in weight])
-    return tokens, _floored(scores, np.array(weight) > 0)
-
-
-def base_symbol_counts(symbols: array, offsets: array, counts: array, alphabet_size: int) -> np.ndarray:
-    """Each base symbol's occurrences in the pieces (piece k's symbols counted counts[k] times), as
-    float64 (np.bincount's weighted sums: integers, exact). Over slices of about COUNT_SLICE
-    symbols, whole pieces each: a weight per symbol of the whole corpus at once (16 bytes a
-    symbol, 10 MB on 600,000 characters) was part of the trainer's peak memory."""
-    offset = np.frombuffer(offsets, dtype=np.int64)
-    symbol = np.frombuffer(symbols, dtype=np.int32)
-    count = np.frombuffer(counts, dtype=np.int64)
-    found = np.zeros(alphabet_size, dtype=np.float64)
-    first = 0
-    while first < len(count):
-        # The pieces first..last-1: those that end within COUNT_SLICE symbols, at least one.
-        last = max(first + 1, int(np.searchsorted(offset, offset[first] + COUNT_SLICE, side="right")) - 1)
-        weights = np.repeat(count[first:last], np.diff(offset[first:last + 1]))
-        found += np.bincount(symbol[offset[first]:offset[last]], weights=weights,
-                             minlength=alphabet_size)[:alphabet_size]
-        first = last
-    return found
+    scores = array("d", [math.log(w) - total if w > 0 else 0.0 for w in weight])
+    return tokens, floored(scores, 0.0, bytes(w > 0 for w in weight), BELOW_LOWEST)
 
 
 def seed_classes(alphabet: Alphabet) -> array:
@@ -127,46 +106,24 @@ def piece_line_ends(ordered: Mapping[bytes, int], at_line_end: Mapping[bytes, in
     can (packed_words cuts a pre-token around the fallback symbols of a chars alphabet)."""
     keys, ends, _ = packed_counts(ordered)
     _, key_offsets = alphabet.map_pieces(keys, ends)
-    starts = np.frombuffer(key_offsets, dtype=np.int64)
-    piece_ends = np.frombuffer(offsets, dtype=np.int64)[1:]
-    key = np.searchsorted(starts, piece_ends) - 1  # the pre-token a piece ending at a pre-token's end ends
-    per_key = np.array([min(at_line_end.get(k, 0), c) for k, c in ordered.items()], dtype=np.int64)
-    last = starts[key + 1] == piece_ends
-    return array("q", np.where(last, per_key[key], 0).astype(np.int64).tobytes())
-
-
-def _floored(scores: np.ndarray, estimated: np.ndarray) -> list[float]:
-    """The scores, those not `estimated` BELOW_LOWEST under the lowest estimated one (0 if
-    none); in numpy, as the trainer floors every M-step's tens of thousands of scores."""
-    lowest = scores[estimated].min() if estimated.any() else 0.0
-    return np.where(estimated, scores, lowest - BELOW_LOWEST).tolist()
+    per_key = array("q", [min(at_line_end.get(k, 0), c) for k, c in ordered.items()])
+    return piece_ends_counts(key_offsets, offsets, per_key)
 
 
 def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_size: int,
-           floor: int) -> tuple[list[tuple[int, ...]], list[float]]:
+           floor: int) -> tuple[list[tuple[int, ...]], array]:
     """Drop the tokens (not base symbols) expected fewer than EXPECTED_THRESHOLD times, fewest
     first (ties by symbols), never below `floor` tokens; score the rest digamma(expected) -
     digamma(sum of the expected counts at or above the threshold). The kept keep their order."""
     n = len(tokens)
-    values = np.asarray(expected, dtype=np.float64)[:n]
-    low = values < EXPECTED_THRESHOLD
-    low[:alphabet_size] = False
-    low_ids = np.flatnonzero(low)
+    values = expected if isinstance(expected, array) else array("d", expected)
+    low = below_threshold(values, alphabet_size, n, EXPECTED_THRESHOLD)
     room = max(0, n - floor)
-    keep = np.ones(n, dtype=bool)
-    if len(low_ids) <= room:
-        keep[low_ids] = False  # all of them: their order does not matter
-    else:
-        ordered = sorted(low_ids.tolist(), key=lambda i: (expected[i], tokens[i]))
-        keep[ordered[:room]] = False
-    kept = np.flatnonzero(keep).tolist()
-    kept_values = values[keep]
-    counted = kept_values >= EXPECTED_THRESHOLD
-    # The builtin sum over the same floats in the same order, as before.
-    total = sum(kept_values[counted].tolist())
+    if len(low) > room:
+        low = sorted(low, key=lambda i: (expected[i], tokens[i]))[:room]
+    kept, kept_values, counted, total = kept_expected(values, n, low, EXPECTED_THRESHOLD)
     log_total = digamma(total) if total > 0 else 0.0
-    return [tokens[i] for i in kept], _floored(np.frombuffer(digammas(kept_values), dtype=np.float64) - log_total,
-                                               counted)
+    return [tokens[i] for i in kept], floored(digammas(kept_values), log_total, counted, BELOW_LOWEST)
 
 
 def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Sequence[float],
@@ -175,18 +132,12 @@ def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Seq
     prune_keys' (kind, value), then by symbols: tokens unused by the Viterbi segmentations or
     split by their own (sentencepiece drops them outright), lowest score first; then by the
     likelihood lost without them, smallest first; then tokens with no alternative."""
-    kind = np.asarray(kinds, dtype=np.int8)[alphabet_size:]
-    value = np.asarray(values, dtype=np.float64)[alphabet_size:]
-    # By (kind, value) in numpy; only runs of equal keys (the kind 2 tokens, equal scores) are
+    # By (kind, value) natively; only runs of equal keys (the kind 2 tokens, equal scores) are
     # then sorted by symbols, in Python.
-    order = np.lexsort((value, kind))
-    ordered_kind, ordered_value = kind[order], value[order]
-    starts = np.flatnonzero(np.r_[True, (ordered_kind[1:] != ordered_kind[:-1])
-                                  | (ordered_value[1:] != ordered_value[:-1]), True])
-    ids = (order + alphabet_size).tolist()
-    for first, last in zip(starts[:-1].tolist(), starts[1:].tolist()):
-        if last - first > 1:
-            ids[first:last] = sorted(ids[first:last], key=tokens.__getitem__)
+    ids, runs = key_order(kinds if isinstance(kinds, array) else array("b", kinds),
+                          values if isinstance(values, array) else array("d", values), alphabet_size)
+    for first, last in runs:
+        ids[first:last] = sorted(ids[first:last], key=tokens.__getitem__)
     return ids
 
 
@@ -195,12 +146,12 @@ class Round:
     """One prune: the tokens kept (in their order), their scores, the Viterbi corpus tokens."""
     size: int
     tokens: list[tuple[int, ...]]
-    scores: list[float]
+    scores: array
     corpus_tokens: int
 
 
 def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int, ...]],
-          scores: list[float], size: int, alphabet_size: int, max_width: int,
+          scores: Sequence[float], size: int, alphabet_size: int, max_width: int,
           floor: int | None = None) -> Round:
     """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse. With a
     `floor` (sentencepiece's way), every token unused by the Viterbi segmentations or split by
@@ -213,12 +164,11 @@ def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int,
     order = prune_order(tokens, kinds, values, alphabet_size)
     drop = len(tokens) - size
     if floor is not None:
-        kind = np.asarray(kinds, dtype=np.int8)[alphabet_size:]
-        drop = min(max(drop, int(np.count_nonzero(kind == 0))), int(np.count_nonzero(kind != 2)),
-                   len(tokens) - floor)
+        kind = kinds[alphabet_size:]
+        drop = min(max(drop, kind.count(0)), len(kind) - kind.count(2), len(tokens) - floor)
     dropped = set(order[:drop])
     kept = [i for i in range(len(tokens)) if i not in dropped]
-    return Round(len(kept), [tokens[i] for i in kept], [scores[i] for i in kept], corpus_tokens)
+    return Round(len(kept), [tokens[i] for i in kept], array("d", (scores[i] for i in kept)), corpus_tokens)
 
 
 class UnigramTrainer(Trainer):
@@ -315,11 +265,11 @@ class EmRound:
     tokens and scores after it."""
     em_size: int
     tokens: list[tuple[int, ...]]
-    scores: list[float]
+    scores: array
     summary: str
 
 
-def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: list[float],
+def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: Sequence[float],
               final: int, alphabet_size: int, p: UnigramTrainer.Params, stop: int | None = None,
               drop_unused: bool = False, uncounted: int = 0):
     """The rounds down to `stop` tokens (default `final`); the last is EM alone, once EM leaves at

@@ -6,10 +6,9 @@ import time
 from array import array
 from collections.abc import Callable, Mapping
 
-import numpy as np
-
 from tokfx._bpe_train import train_merges
 from tokfx._count_table import packed_counts
+from tokfx._training_steps import fallback_apart
 from tokfx.alphabet import BYTES, Alphabet
 from tokfx.progress import QUIET, Progress
 
@@ -36,22 +35,8 @@ def packed_words(counts: Mapping[bytes, int], alphabet: Alphabet) -> tuple[array
     keys, ends, word_counts = packed_counts(counts)
     symbols, offsets = alphabet.map_pieces(keys, ends)
     if alphabet.characters:
-        return _fallback_apart(symbols, offsets, word_counts, alphabet.char_base)
+        return (symbols, *fallback_apart(symbols, offsets, word_counts, alphabet.char_base))
     return symbols, offsets, word_counts
-
-
-def _fallback_apart(symbols: array, offsets: array, counts: array, char_base: int) -> tuple[array, array, array]:
-    """The words cut before and after every symbol below char_base (each count kept)."""
-    found = np.frombuffer(symbols, dtype=np.int32)
-    ends = np.frombuffer(offsets, dtype=np.int64)
-    fallback = found < char_base
-    starts = np.zeros(len(found) + 1, dtype=bool)
-    starts[ends] = True
-    starts[:-1] |= fallback
-    starts[1:-1] |= fallback[:-1]
-    cut = np.flatnonzero(starts)  # every word start, and len(found)
-    word = np.searchsorted(ends, cut[:-1], side="right") - 1
-    return symbols, array("q", cut.astype(np.int64).tobytes()), array("q", np.asarray(counts)[word].tobytes())
 
 
 def rate_reporter(progress: Progress, line: str) -> Callable[[int, int], None] | None:

@@ -20,18 +20,21 @@ import time
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from tokfx._sage_loss import sage_losses
 from tokfx.models.base import CONTEXTS, Model, Target, Trainer
 from tokfx.models.bpe.merge_loop import packed_words
-from tokfx.models.sage.pieces import greedy_pieces, line_pieces
-from tokfx.models.sage.word2vec import train_embeddings
 from tokfx.models.top_down import (check_initial_vocab, check_max_width, check_schedule, initial_tokens,
                                    resolve_initial_size)
 from tokfx.pre_tokenizers import PreTokenizer
 from tokfx.progress import Progress
+
+# numpy (the pieces' cuts, the embeddings) is imported when SaGe trains, not with tokfx, whose
+# registry imports this trainer: importing numpy is 15 MB that training any other way does not
+# need (bench/README.md, issue 26).
+if TYPE_CHECKING:
+    import numpy as np
 
 # The official example schedules in multiples of the final size (16,384): vocabulary
 # 262,144 229,376 ... 32,768 16,384, embeddings retrained at 262,144 131,072 65,536 49,152
@@ -83,6 +86,9 @@ def prune_rounds(symbols: array, offsets: array, counts: array, tokens: list[tup
     `cuts`: pre-token starts inside the pieces (sage_losses), or None.
     `tokens[:alphabet_size]` are the base symbols, never dropped; kept tokens keep their order.
     A round is skipped when the vocabulary, or its active part, is already at or below its size."""
+    from tokfx.models.sage.pieces import greedy_pieces
+    from tokfx.models.sage.word2vec import train_embeddings
+
     embeddings, stale = None, True
     for size, again in zip(sizes, retrain):
         start = time.perf_counter()
@@ -152,6 +158,8 @@ class SageTrainer(Trainer):
         embedding_sizes = list(p.embeddings_schedule) if p.embeddings_schedule is not None \
             else default_embeddings_schedule(initial_size, target.vocab_size)
         _check_schedules(sizes, embedding_sizes, initial_size, target.vocab_size)
+
+        from tokfx.models.sage.pieces import greedy_pieces, line_pieces
 
         start = time.perf_counter()
         # Sorted: the losses are float sums and word2vec reads sentences in order, so the pieces'
