@@ -19,8 +19,9 @@ from libc.stdint cimport int32_t, int64_t
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
+from forward_trie cimport ForwardTrie, forward_trie_build
 from heap cimport return_free_memory
-from lattice cimport LATTICE_NEG_INF, Best, forward_backward, viterbi, viterbi_tokens
+from lattice cimport LATTICE_NEG_INF, Best, Edges, forward_backward, viterbi, viterbi_tokens
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init, trie_token
 
 
@@ -176,7 +177,8 @@ cdef class _Lattices:
     tokens' trie for forward-backward (`forward`), else the reversed tokens' for Viterbi. Tokens
     by id, each a sequence of base symbols, or None to leave that id out (a repeated token keeps
     its lowest id)."""
-    cdef SymbolTrie trie, reversed_trie
+    cdef ForwardTrie trie  # with `forward`
+    cdef SymbolTrie reversed_trie
     cdef vector[double] scores
     cdef int max_width
     cdef object flat, lengths  # array('q')s of the tokens' symbols and lengths (None: a token is None)
@@ -188,21 +190,29 @@ cdef class _Lattices:
         for score in scores:
             self.scores.push_back(score)
         self.flat = self.lengths = None
-        cdef SymbolTrie* trie = &self.trie if forward else &self.reversed_trie
+        cdef SymbolTrie built  # the tokens' trie, laid out again into self.trie
+        cdef SymbolTrie* trie = &built if forward else &self.reversed_trie
         if any(token is None for token in tokens):
             trie_build(trie, tokens, not forward)
-            return
-        try:
-            self.flat, self.lengths = _flatten(tokens)
-        except OverflowError:
-            trie_build(trie, tokens, not forward)  # raises trie_build's error
-            raise
-        _check_flat(self.flat, self.lengths)
+        else:
+            try:
+                self.flat, self.lengths = _flatten(tokens)
+            except OverflowError:
+                trie_build(trie, tokens, not forward)  # raises trie_build's error
+                raise
+            _check_flat(self.flat, self.lengths)
+            self._build_flat(trie, not forward)
+        if forward:
+            with nogil:
+                forward_trie_build(&self.trie, trie)
+
+    cdef int _build_flat(self, SymbolTrie* trie, bint reverse) except -1:
         cdef const int64_t[::1] flat = self.flat
         cdef const int64_t[::1] lengths = self.lengths
         with nogil:
             _trie_build_flat(trie, &flat[0] if flat.shape[0] else NULL,
-                             &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], not forward)
+                             &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], reverse)
+        return 0
 
     def expected(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
                  const int64_t[::1] counts, Py_ssize_t first, Py_ssize_t last):
@@ -222,8 +232,8 @@ cdef class _Lattices:
                      double* likelihood) except -1 nogil:
         """1 if a piece has no segmentation."""
         cdef vector[double] alpha, beta
-        cdef vector[int32_t] walked
-        cdef Py_ssize_t k, n, s, w, stride
+        cdef Edges edges
+        cdef Py_ssize_t k, n, s, j, w, row
         cdef const int32_t* piece
         cdef int32_t token
         cdef double log_z, count
@@ -233,21 +243,20 @@ cdef class _Lattices:
             if n == 0:
                 continue
             piece = symbols + offsets[k]
-            log_z = forward_backward(piece, n, &self.trie, scores, self.max_width, &alpha, &beta, &walked)
+            log_z = forward_backward(piece, n, &self.trie, scores, self.max_width, &alpha, &beta, &edges)
             if log_z == LATTICE_NEG_INF:
                 return 1
             count = <double>counts[k]
             likelihood[0] += count * log_z
-            # forward_backward's walk of the trie from each start, replayed in the same order.
-            stride = self.max_width if self.max_width < n else n
+            # forward_backward's edges, by start then width, as the twin's loops.
             for s in range(n):
                 if alpha[s] == LATTICE_NEG_INF:
                     continue
-                for w in range(1, min(self.max_width, n - s) + 1):
-                    token = walked[s * stride + w - 1]
-                    if token == -2:
-                        break
-                    if token >= 0 and beta[s + w] != LATTICE_NEG_INF:
+                row = s * edges.stride
+                for j in range(edges.by_start_count[s]):
+                    w = edges.by_start[row + j].at
+                    token = edges.by_start[row + j].token
+                    if beta[s + w] != LATTICE_NEG_INF:
                         expected[token] += count * exp(alpha[s] + scores[token] + beta[s + w] - log_z)
         return 0
 

@@ -13,6 +13,7 @@ from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from double_array cimport DoubleArray, da_child, da_token
+from forward_trie cimport ForwardTrie, forward_child
 from symbol_trie cimport SymbolTrie, trie_child, trie_token
 
 ctypedef fused AnyTrie:  # viterbi walks either layout of the same trie
@@ -106,47 +107,77 @@ cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens
     return 0
 
 
-cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* trie,
+cdef struct LatticeEdge:
+    int32_t at  # in Edges.by_start, the edge's width; in Edges.by_end, its start
+    int32_t token
+
+
+cdef struct Edges:
+    # A piece's lattice edges (the tokens its trie walk found), twice: row s of by_start holds
+    # the by_start_count[s] edges that start at s, by increasing width; row e of by_end the
+    # by_end_count[e] edges that end at symbol e, by increasing start (decreasing width). Rows
+    # are `stride` = min(max_width, n) long.
+    vector[LatticeEdge] by_start
+    vector[int32_t] by_start_count
+    vector[LatticeEdge] by_end
+    vector[int32_t] by_end_count
+    Py_ssize_t stride
+
+
+cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const ForwardTrie* trie,
                                     const double* scores, int max_width, vector[double]* alpha,
-                                    vector[double]* beta, vector[int32_t]* walked) except? -1 nogil:
+                                    vector[double]* beta, Edges* edges) except? -1 nogil:
     """alpha[i]: log of the summed probability of every path over symbols[0..i-1] (alpha[0] = 0);
     beta[i]: over symbols[i..n-1] (beta[n] = 0). Returns log Z = alpha[n] (-inf: no path). Sums
     run in increasing width, as the twin's. The trie (of the tokens, not reversed) is walked
-    once from each start, into `walked`, which both passes then read (and a later pass over
-    the same (start, width) pairs may): row s (stride min(max_width, n)) holds, for width w at
-    w - 1, the token of symbols[s..s+w-1] (-1: none), and -2 from the width where the walk left
-    the trie (the row ends there). One walk instead of one per pass: a walk is a hash lookup
-    per symbol, most of them cache misses with a large vocabulary (a CJK seed's)."""
-    cdef Py_ssize_t e, s, w, stride = max_width if max_width < n else n
-    cdef int32_t node, token
+    once from each start, into `edges`, which both passes then read (and a later pass over the
+    same edges may): one walk instead of one per pass (a walk is a hash lookup per symbol, most
+    of them cache misses with a large vocabulary, a CJK seed's), and each pass reads the edges
+    that exist, where it read every (start, width) pair and skipped those without a token."""
+    cdef Py_ssize_t e, s, w, j, stride = max_width if max_width < n else n
+    cdef int32_t node, token, found
     cdef double acc
+    cdef LatticeEdge* by_start
+    cdef LatticeEdge* by_end
+    cdef int32_t* by_end_count
     alpha.assign(n + 1, LATTICE_NEG_INF)
     beta.assign(n + 1, LATTICE_NEG_INF)
     alpha[0][0] = 0.0
     beta[0][n] = 0.0
-    walked.assign(n * stride, -2)
+    edges.stride = stride
+    if edges.by_start.size() < <size_t>(n * stride):  # grown only: resize zero-fills what it adds
+        edges.by_start.resize(n * stride)
+        edges.by_end.resize(n * stride)
+        edges.by_start_count.resize(n)
+    edges.by_end_count.assign(n, 0)
+    by_start, by_end, by_end_count = edges.by_start.data(), edges.by_end.data(), edges.by_end_count.data()
     for s in range(n):
-        node = 0
+        node = trie.root
+        found = 0
         for w in range(1, min(max_width, n - s) + 1):
-            node = trie_child(trie, node, symbols[s + w - 1])
+            node = forward_child(trie, node, symbols[s + w - 1])
             if node < 0:
                 break
-            walked[0][s * stride + w - 1] = trie_token(trie, node)
+            token = trie.slots[node].token
+            if token >= 0:
+                by_start[s * stride + found] = LatticeEdge(<int32_t>w, token)
+                found += 1
+                e = s + w - 1
+                by_end[e * stride + by_end_count[e]] = LatticeEdge(<int32_t>s, token)
+                by_end_count[e] += 1
+        edges.by_start_count[s] = found
     for e in range(n):
         acc = LATTICE_NEG_INF
-        for w in range(1, min(max_width, e + 1) + 1):
-            s = e + 1 - w
-            token = walked[0][s * stride + w - 1]
-            if token >= 0 and alpha[0][s] != LATTICE_NEG_INF:
-                acc = log_sum_exp(acc, alpha[0][s] + scores[token])
+        for j in range(by_end_count[e] - 1, -1, -1):  # increasing width
+            s = by_end[e * stride + j].at
+            if alpha[0][s] != LATTICE_NEG_INF:
+                acc = log_sum_exp(acc, alpha[0][s] + scores[by_end[e * stride + j].token])
         alpha[0][e + 1] = acc
     for s in range(n - 1, -1, -1):
         acc = LATTICE_NEG_INF
-        for w in range(1, min(max_width, n - s) + 1):
-            token = walked[0][s * stride + w - 1]
-            if token == -2:
-                break
-            if token >= 0 and beta[0][s + w] != LATTICE_NEG_INF:
-                acc = log_sum_exp(acc, beta[0][s + w] + scores[token])
+        for j in range(edges.by_start_count[s]):
+            w = by_start[s * stride + j].at
+            if beta[0][s + w] != LATTICE_NEG_INF:
+                acc = log_sum_exp(acc, beta[0][s + w] + scores[by_start[s * stride + j].token])
         beta[0][s] = acc
     return alpha[0][n]
