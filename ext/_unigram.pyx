@@ -19,10 +19,10 @@ from libc.stdint cimport int32_t, int64_t
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
-from forward_trie cimport ForwardTrie, forward_trie_build
 from heap cimport return_free_memory
 from lattice cimport LATTICE_NEG_INF, Best, Edges, forward_backward, viterbi, viterbi_tokens
-from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init, trie_token
+from walk_trie cimport WalkTrie, walk_trie_build
+from symbol_trie cimport SymbolTrie, trie_build, trie_child_or_new, trie_init
 
 
 cdef tuple _flatten(tokens):
@@ -177,8 +177,7 @@ cdef class _Lattices:
     tokens' trie for forward-backward (`forward`), else the reversed tokens' for Viterbi. Tokens
     by id, each a sequence of base symbols, or None to leave that id out (a repeated token keeps
     its lowest id)."""
-    cdef ForwardTrie trie  # with `forward`
-    cdef SymbolTrie reversed_trie
+    cdef WalkTrie trie  # of the tokens, or with `forward` False of the reversed tokens
     cdef vector[double] scores
     cdef int max_width
     cdef object flat, lengths  # array('q')s of the tokens' symbols and lengths (None: a token is None)
@@ -190,8 +189,8 @@ cdef class _Lattices:
         for score in scores:
             self.scores.push_back(score)
         self.flat = self.lengths = None
-        cdef SymbolTrie built  # the tokens' trie, laid out again into self.trie
-        cdef SymbolTrie* trie = &built if forward else &self.reversed_trie
+        cdef SymbolTrie built  # laid out again into self.trie
+        cdef SymbolTrie* trie = &built
         if any(token is None for token in tokens):
             trie_build(trie, tokens, not forward)
         else:
@@ -202,9 +201,8 @@ cdef class _Lattices:
                 raise
             _check_flat(self.flat, self.lengths)
             self._build_flat(trie, not forward)
-        if forward:
-            with nogil:
-                forward_trie_build(&self.trie, trie)
+        with nogil:
+            walk_trie_build(&self.trie, trie)
 
     cdef int _build_flat(self, SymbolTrie* trie, bint reverse) except -1:
         cdef const int64_t[::1] flat = self.flat
@@ -323,7 +321,7 @@ cdef class _Lattices:
                 symbols.clear()
                 for j in range(n):
                     symbols.push_back(<int32_t>flat[start + j])
-                viterbi(symbols.data(), n, &self.reversed_trie, self.scores.data(), self.max_width, True,
+                viterbi(symbols.data(), n, &self.trie, self.scores.data(), self.max_width, True,
                         &best)
                 path.clear()
             start += n
@@ -363,7 +361,7 @@ cdef class _Lattices:
             n = offsets[k + 1] - offsets[k]
             if n == 0:
                 continue
-            viterbi(symbols + offsets[k], n, &self.reversed_trie, self.scores.data(), self.max_width,
+            viterbi(symbols + offsets[k], n, &self.trie, self.scores.data(), self.max_width,
                     False, &best)
             path.clear()
             if viterbi_tokens(n, &best, &path) < 0:

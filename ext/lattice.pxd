@@ -13,11 +13,10 @@ from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from double_array cimport DoubleArray, da_child, da_token
-from forward_trie cimport ForwardTrie, forward_child
-from symbol_trie cimport SymbolTrie, trie_child, trie_token
+from walk_trie cimport WalkTrie, walk_child
 
-ctypedef fused AnyTrie:  # viterbi walks either layout of the same trie
-    SymbolTrie
+ctypedef fused AnyTrie:  # viterbi walks either layout of a trie
+    WalkTrie
     DoubleArray
 
 cdef extern from *:
@@ -58,7 +57,10 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* rev
     best.width.resize(n)
     best.token.resize(n)
     for e in range(n):
-        node = 0
+        if AnyTrie is DoubleArray:
+            node = 0
+        else:
+            node = reversed_trie.root
         top = LATTICE_NEG_INF
         chosen_width = 0
         chosen_token = -1
@@ -66,13 +68,13 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* rev
             if AnyTrie is DoubleArray:
                 node = da_child(reversed_trie, node, symbols[e - w + 1])
             else:
-                node = trie_child(reversed_trie, node, symbols[e - w + 1])
+                node = walk_child(reversed_trie, node, symbols[e - w + 1])
             if node < 0:
                 break
             if AnyTrie is DoubleArray:
                 token = da_token(reversed_trie, node)
             else:
-                token = trie_token(reversed_trie, node)
+                token = reversed_trie.slots[node].token
             if token < 0:
                 continue
             if w <= e:
@@ -124,7 +126,7 @@ cdef struct Edges:
     Py_ssize_t stride
 
 
-cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const ForwardTrie* trie,
+cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const WalkTrie* trie,
                                     const double* scores, int max_width, vector[double]* alpha,
                                     vector[double]* beta, Edges* edges) except? -1 nogil:
     """alpha[i]: log of the summed probability of every path over symbols[0..i-1] (alpha[0] = 0);
@@ -155,7 +157,7 @@ cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const 
         node = trie.root
         found = 0
         for w in range(1, min(max_width, n - s) + 1):
-            node = forward_child(trie, node, symbols[s + w - 1])
+            node = walk_child(trie, node, symbols[s + w - 1])
             if node < 0:
                 break
             token = trie.slots[node].token

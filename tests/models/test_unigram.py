@@ -60,23 +60,28 @@ def test_e_step_equals_the_reference(case):
     assert likelihood == ref_likelihood
 
 
-# Symbol ids the E-step's trie (forward_trie.pxd) places apart: the root's array (below its
-# largest root symbol, at most 2**20), the hash table above, and the ids a 32-bit filter bit folds.
+# Symbol ids the passes' trie (walk_trie.pxd) places apart: in the root's array (below its
+# largest root symbol, at most 2**20) or in the hash table above, and ids a 32-bit filter folds.
 SPREAD = [0, 1, 31, 32, 33, 1023, 1024, 4196, 65_537, 2**20 - 1, 2**20, 2**20 + 1, 2**31 - 1]
 
 
+@st.composite
+def spread_case(draw, none=True):
+    """As corpus_case, over symbols anywhere in [0, 2**31), with longer tokens and pieces (the
+    lattice's edge lists up to max_width 16), and tokens left out (None) unless `none` is False."""
+    symbols = draw(st.lists(st.sampled_from(SPREAD), min_size=1, max_size=6, unique=True))
+    longer = draw(st.lists(st.lists(st.sampled_from(symbols), min_size=2, max_size=17), max_size=20))
+    tokens = [[s] for s in symbols] + [draw(st.sampled_from([t, None])) if none else t for t in longer]
+    scores = [draw(st.floats(-12.0, -0.01)) for _ in tokens]
+    pieces = draw(st.lists(st.lists(st.sampled_from(symbols), max_size=40), max_size=5))
+    counts = draw(st.lists(st.integers(1, 5), min_size=len(pieces), max_size=len(pieces)))
+    return tokens, scores, draw(st.integers(1, 16)), pieces, counts
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.data())
-def test_e_step_equals_the_reference_on_spread_symbols_and_long_pieces(data):
-    """Longer pieces and tokens (the edge lists by start and by end, up to max_width 16), symbols
-    anywhere in [0, 2**31), and tokens left out (None)."""
-    symbols = data.draw(st.lists(st.sampled_from(SPREAD), min_size=1, max_size=6, unique=True))
-    longer = data.draw(st.lists(st.lists(st.sampled_from(symbols), min_size=2, max_size=17), max_size=20))
-    tokens = [[s] for s in symbols] + [data.draw(st.sampled_from([t, None])) for t in longer]
-    scores = [data.draw(st.floats(-12.0, -0.01)) for _ in tokens]
-    max_width = data.draw(st.integers(1, 16))
-    pieces = data.draw(st.lists(st.lists(st.sampled_from(symbols), max_size=40), max_size=5))
-    counts = data.draw(st.lists(st.integers(1, 5), min_size=len(pieces), max_size=len(pieces)))
+@given(spread_case())
+def test_e_step_equals_the_reference_on_spread_symbols_and_long_pieces(case):
+    tokens, scores, max_width, pieces, counts = case
     expected, likelihood = e_step(*packed(pieces, counts), tokens, scores, max_width)
     ref_expected, ref_likelihood = ref.e_step(pieces, counts, tokens, scores, max_width)
     assert list(expected) == ref_expected
@@ -91,6 +96,17 @@ def test_viterbi_counts_and_prune_keys_equal_the_reference(case):
     assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, max_width)
     kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
     assert (list(kinds), list(values)) == ref.prune_keys(tokens, scores, list(freq), sum(counts), max_width)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(spread_case(), spread_case(none=False)))
+def test_viterbi_counts_and_prune_keys_equal_the_reference_on_spread_symbols(case):
+    tokens, scores, max_width, pieces, counts = case
+    freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), tokens, scores, max_width)
+    assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, max_width)
+    if None not in tokens:  # prune_keys takes every token
+        kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
+        assert (list(kinds), list(values)) == ref.prune_keys(tokens, scores, list(freq), sum(counts), max_width)
 
 
 def brute_force(symbols, tokens, scores, max_width):

@@ -1,10 +1,11 @@
-"""A SymbolTrie (symbol_trie.pxd) laid out again for the E-step's walks, shared inline by the
-Unigram trainer's forward-backward (lattice.pxd). A node's id is its edge's slot in the hash
-table, and the slot holds the node's token and a 32-bit filter of its children's symbols beside
-the key, so a step of a walk reads one slot where it read an edge's slot and then the node's
-token elsewhere; and a step that leaves the trie (most of them, with a CJK seed's vocabulary)
-is mostly answered by the filter of the slot just read, where it probed the table. The root's
-children sit in an array by symbol. Same tokens at the same paths; built for each pass.
+"""A SymbolTrie (symbol_trie.pxd) laid out again for the walks of the Unigram trainer's passes,
+shared inline by its forward-backward and Viterbi (lattice.pxd). A node's id is its edge's
+slot in the hash table, and the slot holds the node's token and a 32-bit filter of its
+children's symbols beside the key, so a step of a walk reads one slot where it read an edge's
+slot and then the node's token elsewhere; and a step that leaves the trie (most of them, with
+a CJK seed's vocabulary) is mostly answered by the filter of the slot just read, where it
+probed the table. The root's children sit in an array by symbol. Same tokens at the same
+paths; built for each pass.
 """
 from libc.stdint cimport UINT64_MAX, int32_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
@@ -24,7 +25,7 @@ cdef struct WalkSlot:
     uint32_t children  # child_bit(symbol) set for the symbol of each child (0: a leaf)
 
 
-cdef struct ForwardTrie:
+cdef struct WalkTrie:
     vector[WalkSlot] slots  # the table (mask + 1 slots, at most half full), then the root's slot
     size_t mask
     int32_t root  # the root's node id, its slot: mask + 1
@@ -37,7 +38,7 @@ cdef inline uint32_t child_bit(uint32_t symbol) noexcept nogil:
     return (<uint32_t>1) << ((symbol * 2654435761u) >> 27)
 
 
-cdef inline int forward_trie_build(ForwardTrie* walk, SymbolTrie* trie) except -1 nogil:
+cdef inline int walk_trie_build(WalkTrie* walk, SymbolTrie* trie) except -1 nogil:
     """walk: trie's nodes and tokens; trie's edge table is freed once read (the two tables at
     once would add to the trainer's peak). A child's id in a SymbolTrie is above its parent's
     (made after it), so placing nodes by id places each parent first."""
@@ -78,7 +79,7 @@ cdef inline int forward_trie_build(ForwardTrie* walk, SymbolTrie* trie) except -
     return 0
 
 
-cdef inline int32_t forward_child(const ForwardTrie* walk, int32_t node, int32_t symbol) noexcept nogil:
+cdef inline int32_t walk_child(const WalkTrie* walk, int32_t node, int32_t symbol) noexcept nogil:
     """The child of node along symbol, or -1 (as trie_child; the root is walk.root)."""
     if node == walk.root and <uint32_t>symbol < walk.roots.size():
         return walk.roots[symbol]
