@@ -208,7 +208,7 @@ cdef class _Lattices:
         """1 if a piece has no segmentation."""
         cdef vector[double] alpha, beta
         cdef Edges edges
-        cdef Py_ssize_t k, n, s, j, w, row
+        cdef Py_ssize_t k, n, s, j, w
         cdef const int32_t* piece
         cdef int32_t token
         cdef double log_z, count
@@ -227,10 +227,9 @@ cdef class _Lattices:
             for s in range(n):
                 if alpha[s] == LATTICE_NEG_INF:
                     continue
-                row = s * edges.stride
-                for j in range(edges.by_start_count[s]):
-                    w = edges.by_start[row + j].at
-                    token = edges.by_start[row + j].token
+                for j in range(edges.by_start_row[s], edges.by_start_row[s + 1]):
+                    w = edges.by_start[j].at
+                    token = edges.by_start[j].token
                     if beta[s + w] != LATTICE_NEG_INF:
                         expected[token] += count * exp(alpha[s] + scores[token] + beta[s + w] - log_z)
         return 0

@@ -115,15 +115,16 @@ cdef struct LatticeEdge:
 
 
 cdef struct Edges:
-    # A piece's lattice edges (the tokens its trie walk found), twice: row s of by_start holds
-    # the by_start_count[s] edges that start at s, by increasing width; row e of by_end the
-    # by_end_count[e] edges that end at symbol e, by increasing start (decreasing width). Rows
-    # are `stride` = min(max_width, n) long.
+    # A piece's lattice edges (the tokens its trie walk found), twice: by_start[by_start_row[s]
+    # .. by_start_row[s + 1]) are those that start at symbol s, by increasing width;
+    # by_end[by_end_row[e] .. by_end_row[e + 1]) those that end at symbol e, by increasing start
+    # (decreasing width). As many as the edges, not a row of max_width per symbol: a CJK line
+    # is one piece of up to thousands of symbols, and a pass runs on each thread.
     vector[LatticeEdge] by_start
-    vector[int32_t] by_start_count
+    vector[int32_t] by_start_row
     vector[LatticeEdge] by_end
-    vector[int32_t] by_end_count
-    Py_ssize_t stride
+    vector[int32_t] by_end_row
+    vector[int32_t] filled  # per end, while by_end is filled
 
 
 cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const WalkTrie* trie,
@@ -136,50 +137,49 @@ cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const 
     same edges may): one walk instead of one per pass (a walk is a hash lookup per symbol, most
     of them cache misses with a large vocabulary, a CJK seed's), and each pass reads the edges
     that exist, where it read every (start, width) pair and skipped those without a token."""
-    cdef Py_ssize_t e, s, w, j, stride = max_width if max_width < n else n
-    cdef int32_t node, token, found
+    cdef Py_ssize_t e, s, w, j
+    cdef int32_t node, token
     cdef double acc
-    cdef LatticeEdge* by_start
-    cdef LatticeEdge* by_end
-    cdef int32_t* by_end_count
     alpha.assign(n + 1, LATTICE_NEG_INF)
     beta.assign(n + 1, LATTICE_NEG_INF)
     alpha[0][0] = 0.0
     beta[0][n] = 0.0
-    edges.stride = stride
-    if edges.by_start.size() < <size_t>(n * stride):  # grown only: resize zero-fills what it adds
-        edges.by_start.resize(n * stride)
-        edges.by_end.resize(n * stride)
-        edges.by_start_count.resize(n)
-    edges.by_end_count.assign(n, 0)
-    by_start, by_end, by_end_count = edges.by_start.data(), edges.by_end.data(), edges.by_end_count.data()
+    edges.by_start.clear()
+    edges.by_start_row.resize(n + 1)
+    edges.by_end_row.assign(n + 1, 0)
     for s in range(n):
+        edges.by_start_row[s] = <int32_t>edges.by_start.size()
         node = trie.root
-        found = 0
         for w in range(1, min(max_width, n - s) + 1):
             node = walk_child(trie, node, symbols[s + w - 1])
             if node < 0:
                 break
             token = trie.slots[node].token
             if token >= 0:
-                by_start[s * stride + found] = LatticeEdge(<int32_t>w, token)
-                found += 1
-                e = s + w - 1
-                by_end[e * stride + by_end_count[e]] = LatticeEdge(<int32_t>s, token)
-                by_end_count[e] += 1
-        edges.by_start_count[s] = found
+                edges.by_start.push_back(LatticeEdge(<int32_t>w, token))
+                edges.by_end_row[s + w] += 1  # counted at its end + 1, summed below
+    edges.by_start_row[n] = <int32_t>edges.by_start.size()
+    for e in range(n):
+        edges.by_end_row[e + 1] += edges.by_end_row[e]
+    edges.by_end.resize(edges.by_start.size())
+    edges.filled.assign(edges.by_end_row.begin(), edges.by_end_row.end() - 1)
+    for s in range(n):  # by increasing start
+        for j in range(edges.by_start_row[s], edges.by_start_row[s + 1]):
+            e = s + edges.by_start[j].at - 1
+            edges.by_end[edges.filled[e]] = LatticeEdge(<int32_t>s, edges.by_start[j].token)
+            edges.filled[e] += 1
     for e in range(n):
         acc = LATTICE_NEG_INF
-        for j in range(by_end_count[e] - 1, -1, -1):  # increasing width
-            s = by_end[e * stride + j].at
+        for j in range(edges.by_end_row[e + 1] - 1, edges.by_end_row[e] - 1, -1):  # increasing width
+            s = edges.by_end[j].at
             if alpha[0][s] != LATTICE_NEG_INF:
-                acc = log_sum_exp(acc, alpha[0][s] + scores[by_end[e * stride + j].token])
+                acc = log_sum_exp(acc, alpha[0][s] + scores[edges.by_end[j].token])
         alpha[0][e + 1] = acc
     for s in range(n - 1, -1, -1):
         acc = LATTICE_NEG_INF
-        for j in range(edges.by_start_count[s]):
-            w = by_start[s * stride + j].at
+        for j in range(edges.by_start_row[s], edges.by_start_row[s + 1]):
+            w = edges.by_start[j].at
             if beta[0][s + w] != LATTICE_NEG_INF:
-                acc = log_sum_exp(acc, beta[0][s + w] + scores[by_start[s * stride + j].token])
+                acc = log_sum_exp(acc, beta[0][s + w] + scores[edges.by_start[j].token])
         beta[0][s] = acc
     return alpha[0][n]
