@@ -20,24 +20,32 @@ from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
 from heap cimport return_free_memory
-from lattice cimport LATTICE_NEG_INF, Best, forward_backward, viterbi, viterbi_tokens
-from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_child_or_new, trie_init, trie_token
+from lattice cimport LATTICE_NEG_INF, Best, Edges, forward_backward, viterbi, viterbi_tokens
+from walk_trie cimport WalkTrie, walk_trie_build
+from symbol_trie cimport SymbolTrie, trie_build
 
 
 cdef tuple _flatten(tokens):
-    """(symbols of every token concatenated, each token's length), as array('q')s; each token
-    read through PySequence_Fast (a tuple or list as it is), each symbol as a C long long: some
-    four times faster than array(chain.from_iterable(tokens)), and the trainer flattens its
-    vocabulary for every pass. Sized first, then filled: a vector grown symbol by symbol and
-    copied out held up to three times the symbols at once, megabytes of the trainer's peak."""
+    """(symbols of every token concatenated, each token's length, -1 for a None token), as
+    array('q')s; each token read through PySequence_Fast (a tuple or list as it is), each
+    symbol as a C long long: some four times faster than array(chain.from_iterable(tokens)),
+    and the trainer flattens its vocabulary for every pass. Sized first, then filled: a vector
+    grown symbol by symbol and copied out held up to three times the symbols at once, megabytes
+    of the trainer's peak."""
     cdef Py_ssize_t j, n, k = 0, at = 0, total = 0
     cdef PyObject** items
-    sequences = [PySequence_Fast(token, "a token must be a sequence of symbols") for token in tokens]
+    sequences = [None if token is None else PySequence_Fast(token, "a token must be a sequence of symbols")
+                 for token in tokens]
     for sequence in sequences:
-        total += PySequence_Fast_GET_SIZE(sequence)
+        if sequence is not None:
+            total += PySequence_Fast_GET_SIZE(sequence)
     cdef c_array flat = clone(array("q"), total, False)
     cdef c_array lengths = clone(array("q"), len(sequences), False)
     for sequence in sequences:
+        if sequence is None:
+            lengths.data.as_longlongs[k] = -1
+            k += 1
+            continue
         n = PySequence_Fast_GET_SIZE(sequence)
         items = PySequence_Fast_ITEMS(sequence)
         for j in range(n):
@@ -52,32 +60,13 @@ cdef int _check_flat(const int64_t[::1] flat, const int64_t[::1] lengths) except
     """What trie_build refuses: an empty token, a symbol outside [0, 2**31)."""
     cdef Py_ssize_t k, j, start = 0
     for k in range(lengths.shape[0]):
+        if lengths[k] < 0:  # a None token
+            continue
         if lengths[k] == 0:
             raise ValueError(f"token {k} is empty")
         for j in range(start, start + lengths[k]):
             if not 0 <= flat[j] < 2**31:
                 raise ValueError(f"token {k}: symbol {flat[j]} is not in [0, 2**31)")
-        start += lengths[k]
-    return 0
-
-
-cdef int _trie_build_flat(SymbolTrie* trie, const int64_t* flat, const int64_t* lengths,
-                          Py_ssize_t n_tokens, bint reverse) except -1 nogil:
-    """trie_build over checked tokens' symbols concatenated (`flat`, token k `lengths[k]`
-    long): the same trie (node ids, token of each node), without a Python object per symbol;
-    its edge table starts sized for one node per token and doubles as trie_child_or_new fills
-    it (a token trie has at least one node per distinct token, often little more: sizing for a
-    node per symbol, as trie_build, made the Unigram seed's tables several times larger)."""
-    cdef Py_ssize_t k, j, start = 0
-    cdef int32_t node
-    trie_init(trie, n_tokens + 1)
-    for k in range(n_tokens):
-        node = 0
-        for j in range(lengths[k]):
-            node = trie_child_or_new(trie, node, <int32_t>(flat[start + lengths[k] - 1 - j] if reverse
-                                                           else flat[start + j]))
-        if trie.token_of_node[node] < 0:
-            trie.token_of_node[node] = <int32_t>k
         start += lengths[k]
     return 0
 
@@ -176,33 +165,29 @@ cdef class _Lattices:
     tokens' trie for forward-backward (`forward`), else the reversed tokens' for Viterbi. Tokens
     by id, each a sequence of base symbols, or None to leave that id out (a repeated token keeps
     its lowest id)."""
-    cdef SymbolTrie trie, reversed_trie
+    cdef WalkTrie trie  # of the tokens, or with `forward` False of the reversed tokens
     cdef vector[double] scores
     cdef int max_width
-    cdef object flat, lengths  # array('q')s of the tokens' symbols and lengths (None: a token is None)
+    cdef object flat, lengths  # array('q')s of the tokens' symbols and lengths (-1: a None token)
 
     def __cinit__(self, tokens, scores, int max_width, bint forward):
+        cdef SymbolTrie refused  # only for trie_build's message on a symbol too large for flat
         if len(scores) != len(tokens):
             raise ValueError(f"{len(scores)} scores for {len(tokens)} tokens")
         self.max_width = max_width
         for score in scores:
             self.scores.push_back(score)
-        self.flat = self.lengths = None
-        cdef SymbolTrie* trie = &self.trie if forward else &self.reversed_trie
-        if any(token is None for token in tokens):
-            trie_build(trie, tokens, not forward)
-            return
         try:
             self.flat, self.lengths = _flatten(tokens)
         except OverflowError:
-            trie_build(trie, tokens, not forward)  # raises trie_build's error
+            trie_build(&refused, tokens, not forward)  # raises trie_build's error
             raise
         _check_flat(self.flat, self.lengths)
         cdef const int64_t[::1] flat = self.flat
         cdef const int64_t[::1] lengths = self.lengths
         with nogil:
-            _trie_build_flat(trie, &flat[0] if flat.shape[0] else NULL,
-                             &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], not forward)
+            walk_trie_build(&self.trie, &flat[0] if flat.shape[0] else NULL,
+                            &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], not forward)
 
     def expected(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
                  const int64_t[::1] counts, Py_ssize_t first, Py_ssize_t last):
@@ -222,8 +207,8 @@ cdef class _Lattices:
                      double* likelihood) except -1 nogil:
         """1 if a piece has no segmentation."""
         cdef vector[double] alpha, beta
-        cdef vector[int32_t] walked
-        cdef Py_ssize_t k, n, s, w, stride
+        cdef Edges edges
+        cdef Py_ssize_t k, n, s, j, w
         cdef const int32_t* piece
         cdef int32_t token
         cdef double log_z, count
@@ -233,21 +218,19 @@ cdef class _Lattices:
             if n == 0:
                 continue
             piece = symbols + offsets[k]
-            log_z = forward_backward(piece, n, &self.trie, scores, self.max_width, &alpha, &beta, &walked)
+            log_z = forward_backward(piece, n, &self.trie, scores, self.max_width, &alpha, &beta, &edges)
             if log_z == LATTICE_NEG_INF:
                 return 1
             count = <double>counts[k]
             likelihood[0] += count * log_z
-            # forward_backward's walk of the trie from each start, replayed in the same order.
-            stride = self.max_width if self.max_width < n else n
+            # forward_backward's edges, by start then width, as the twin's loops.
             for s in range(n):
                 if alpha[s] == LATTICE_NEG_INF:
                     continue
-                for w in range(1, min(self.max_width, n - s) + 1):
-                    token = walked[s * stride + w - 1]
-                    if token == -2:
-                        break
-                    if token >= 0 and beta[s + w] != LATTICE_NEG_INF:
+                for j in range(edges.by_start_row[s], edges.by_start_row[s + 1]):
+                    w = edges.by_start[j].at
+                    token = edges.by_start[j].token
+                    if beta[s + w] != LATTICE_NEG_INF:
                         expected[token] += count * exp(alpha[s] + scores[token] + beta[s + w] - log_z)
         return 0
 
@@ -314,7 +297,7 @@ cdef class _Lattices:
                 symbols.clear()
                 for j in range(n):
                     symbols.push_back(<int32_t>flat[start + j])
-                viterbi(symbols.data(), n, &self.reversed_trie, self.scores.data(), self.max_width, True,
+                viterbi(symbols.data(), n, &self.trie, self.scores.data(), self.max_width, True,
                         &best)
                 path.clear()
             start += n
@@ -354,7 +337,7 @@ cdef class _Lattices:
             n = offsets[k + 1] - offsets[k]
             if n == 0:
                 continue
-            viterbi(symbols + offsets[k], n, &self.reversed_trie, self.scores.data(), self.max_width,
+            viterbi(symbols + offsets[k], n, &self.trie, self.scores.data(), self.max_width,
                     False, &best)
             path.clear()
             if viterbi_tokens(n, &best, &path) < 0:
@@ -402,10 +385,10 @@ def prune_keys(tokens, scores, const int64_t[::1] freq, int64_t pieces, int max_
     tokens) with the token gone), as sentencepiece's PruneSentencePieces; kind 2, a single
     symbol or a token with no alternative, value 0. `freq`: Viterbi counts (viterbi_counts);
     `pieces`: the summed pre-token counts. Ranges of tokens run on threads."""
+    if any(token is None for token in tokens):
+        raise TypeError("prune_keys: every token must be a sequence of symbols, not None")
     cdef _Lattices lattices = _Lattices(tokens, scores, max_width, False)
     cdef Py_ssize_t n = len(tokens), r
-    if lattices.flat is None:
-        raise TypeError("prune_keys: every token must be a sequence of symbols, not None")
     if freq.shape[0] != n:
         raise ValueError(f"{freq.shape[0]} Viterbi counts for {n} tokens")
     kinds, values = array("b"), array("d")

@@ -13,10 +13,10 @@ from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from double_array cimport DoubleArray, da_child, da_token
-from symbol_trie cimport SymbolTrie, trie_child, trie_token
+from walk_trie cimport WalkTrie, walk_child
 
-ctypedef fused AnyTrie:  # viterbi walks either layout of the same trie
-    SymbolTrie
+ctypedef fused AnyTrie:  # viterbi walks either layout of a trie
+    WalkTrie
     DoubleArray
 
 cdef extern from *:
@@ -57,7 +57,10 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* rev
     best.width.resize(n)
     best.token.resize(n)
     for e in range(n):
-        node = 0
+        if AnyTrie is DoubleArray:
+            node = 0
+        else:
+            node = reversed_trie.root
         top = LATTICE_NEG_INF
         chosen_width = 0
         chosen_token = -1
@@ -65,13 +68,13 @@ cdef inline int viterbi(const int32_t* symbols, Py_ssize_t n, const AnyTrie* rev
             if AnyTrie is DoubleArray:
                 node = da_child(reversed_trie, node, symbols[e - w + 1])
             else:
-                node = trie_child(reversed_trie, node, symbols[e - w + 1])
+                node = walk_child(reversed_trie, node, symbols[e - w + 1])
             if node < 0:
                 break
             if AnyTrie is DoubleArray:
                 token = da_token(reversed_trie, node)
             else:
-                token = trie_token(reversed_trie, node)
+                token = reversed_trie.slots[node].token
             if token < 0:
                 continue
             if w <= e:
@@ -106,47 +109,77 @@ cdef inline int viterbi_tokens(Py_ssize_t n, Best* best, vector[int32_t]* tokens
     return 0
 
 
-cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const SymbolTrie* trie,
+cdef struct LatticeEdge:
+    int32_t at  # in Edges.by_start, the edge's width; in Edges.by_end, its start
+    int32_t token
+
+
+cdef struct Edges:
+    # A piece's lattice edges (the tokens its trie walk found), twice: by_start[by_start_row[s]
+    # .. by_start_row[s + 1]) are those that start at symbol s, by increasing width;
+    # by_end[by_end_row[e] .. by_end_row[e + 1]) those that end at symbol e, by increasing start
+    # (decreasing width). As many as the edges, not a row of max_width per symbol: a CJK line
+    # is one piece of up to thousands of symbols, and a pass runs on each thread.
+    vector[LatticeEdge] by_start
+    vector[int32_t] by_start_row
+    vector[LatticeEdge] by_end
+    vector[int32_t] by_end_row
+    vector[int32_t] filled  # per end, while by_end is filled
+
+
+cdef inline double forward_backward(const int32_t* symbols, Py_ssize_t n, const WalkTrie* trie,
                                     const double* scores, int max_width, vector[double]* alpha,
-                                    vector[double]* beta, vector[int32_t]* walked) except? -1 nogil:
+                                    vector[double]* beta, Edges* edges) except? -1 nogil:
     """alpha[i]: log of the summed probability of every path over symbols[0..i-1] (alpha[0] = 0);
     beta[i]: over symbols[i..n-1] (beta[n] = 0). Returns log Z = alpha[n] (-inf: no path). Sums
     run in increasing width, as the twin's. The trie (of the tokens, not reversed) is walked
-    once from each start, into `walked`, which both passes then read (and a later pass over
-    the same (start, width) pairs may): row s (stride min(max_width, n)) holds, for width w at
-    w - 1, the token of symbols[s..s+w-1] (-1: none), and -2 from the width where the walk left
-    the trie (the row ends there). One walk instead of one per pass: a walk is a hash lookup
-    per symbol, most of them cache misses with a large vocabulary (a CJK seed's)."""
-    cdef Py_ssize_t e, s, w, stride = max_width if max_width < n else n
+    once from each start, into `edges`, which both passes then read (and a later pass over the
+    same edges may): one walk instead of one per pass (a walk is a hash lookup per symbol, most
+    of them cache misses with a large vocabulary, a CJK seed's), and each pass reads the edges
+    that exist, where it read every (start, width) pair and skipped those without a token."""
+    cdef Py_ssize_t e, s, w, j
     cdef int32_t node, token
     cdef double acc
     alpha.assign(n + 1, LATTICE_NEG_INF)
     beta.assign(n + 1, LATTICE_NEG_INF)
     alpha[0][0] = 0.0
     beta[0][n] = 0.0
-    walked.assign(n * stride, -2)
+    edges.by_start.clear()
+    edges.by_start_row.resize(n + 1)
+    edges.by_end_row.assign(n + 1, 0)
     for s in range(n):
-        node = 0
+        edges.by_start_row[s] = <int32_t>edges.by_start.size()
+        node = trie.root
         for w in range(1, min(max_width, n - s) + 1):
-            node = trie_child(trie, node, symbols[s + w - 1])
+            node = walk_child(trie, node, symbols[s + w - 1])
             if node < 0:
                 break
-            walked[0][s * stride + w - 1] = trie_token(trie, node)
+            token = trie.slots[node].token
+            if token >= 0:
+                edges.by_start.push_back(LatticeEdge(<int32_t>w, token))
+                edges.by_end_row[s + w] += 1  # counted at its end + 1, summed below
+    edges.by_start_row[n] = <int32_t>edges.by_start.size()
+    for e in range(n):
+        edges.by_end_row[e + 1] += edges.by_end_row[e]
+    edges.by_end.resize(edges.by_start.size())
+    edges.filled.assign(edges.by_end_row.begin(), edges.by_end_row.end() - 1)
+    for s in range(n):  # by increasing start
+        for j in range(edges.by_start_row[s], edges.by_start_row[s + 1]):
+            e = s + edges.by_start[j].at - 1
+            edges.by_end[edges.filled[e]] = LatticeEdge(<int32_t>s, edges.by_start[j].token)
+            edges.filled[e] += 1
     for e in range(n):
         acc = LATTICE_NEG_INF
-        for w in range(1, min(max_width, e + 1) + 1):
-            s = e + 1 - w
-            token = walked[0][s * stride + w - 1]
-            if token >= 0 and alpha[0][s] != LATTICE_NEG_INF:
-                acc = log_sum_exp(acc, alpha[0][s] + scores[token])
+        for j in range(edges.by_end_row[e + 1] - 1, edges.by_end_row[e] - 1, -1):  # increasing width
+            s = edges.by_end[j].at
+            if alpha[0][s] != LATTICE_NEG_INF:
+                acc = log_sum_exp(acc, alpha[0][s] + scores[edges.by_end[j].token])
         alpha[0][e + 1] = acc
     for s in range(n - 1, -1, -1):
         acc = LATTICE_NEG_INF
-        for w in range(1, min(max_width, n - s) + 1):
-            token = walked[0][s * stride + w - 1]
-            if token == -2:
-                break
-            if token >= 0 and beta[0][s + w] != LATTICE_NEG_INF:
-                acc = log_sum_exp(acc, beta[0][s + w] + scores[token])
+        for j in range(edges.by_start_row[s], edges.by_start_row[s + 1]):
+            w = edges.by_start[j].at
+            if beta[0][s + w] != LATTICE_NEG_INF:
+                acc = log_sum_exp(acc, beta[0][s + w] + scores[edges.by_start[j].token])
         beta[0][s] = acc
     return alpha[0][n]

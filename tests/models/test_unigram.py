@@ -48,8 +48,26 @@ def ids_of(tokens):
     return ref.token_ids(tokens)
 
 
-@settings(max_examples=300, deadline=None)
-@given(corpus_case())
+# Symbol ids the passes' trie (walk_trie.pxd) places apart: in the root's array (below its
+# largest root symbol, at most 2**20) or in the hash table above, and ids a 32-bit filter folds.
+SPREAD = [0, 1, 31, 32, 33, 1023, 1024, 4196, 65_537, 2**20 - 1, 2**20, 2**20 + 1, 2**31 - 1]
+
+
+@st.composite
+def spread_case(draw, none=True):
+    """As corpus_case, over symbols anywhere in [0, 2**31), with longer tokens and pieces (the
+    lattice's edge lists up to max_width 16), and tokens left out (None) unless `none` is False."""
+    symbols = draw(st.lists(st.sampled_from(SPREAD), min_size=1, max_size=6, unique=True))
+    longer = draw(st.lists(st.lists(st.sampled_from(symbols), min_size=2, max_size=17), max_size=20))
+    tokens = [[s] for s in symbols] + [draw(st.sampled_from([t, None])) if none else t for t in longer]
+    scores = [draw(st.floats(-12.0, -0.01)) for _ in tokens]
+    pieces = draw(st.lists(st.lists(st.sampled_from(symbols), max_size=40), max_size=5))
+    counts = draw(st.lists(st.integers(1, 5), min_size=len(pieces), max_size=len(pieces)))
+    return tokens, scores, draw(st.integers(1, 16)), pieces, counts
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(corpus_case(), spread_case()))
 def test_e_step_equals_the_reference(case):
     tokens, scores, max_width, pieces, counts = case
     expected, likelihood = e_step(*packed(pieces, counts), tokens, scores, max_width)
@@ -58,14 +76,15 @@ def test_e_step_equals_the_reference(case):
     assert likelihood == ref_likelihood
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.one_of(corpus_case(), corpus_case(integer_scores=True)))
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(corpus_case(), corpus_case(integer_scores=True), spread_case(), spread_case(none=False)))
 def test_viterbi_counts_and_prune_keys_equal_the_reference(case):
     tokens, scores, max_width, pieces, counts = case
     freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), tokens, scores, max_width)
     assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, max_width)
-    kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
-    assert (list(kinds), list(values)) == ref.prune_keys(tokens, scores, list(freq), sum(counts), max_width)
+    if None not in tokens:  # prune_keys takes every token
+        kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
+        assert (list(kinds), list(values)) == ref.prune_keys(tokens, scores, list(freq), sum(counts), max_width)
 
 
 def brute_force(symbols, tokens, scores, max_width):
