@@ -6,10 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 from array import array
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
-from bisect import bisect_left
 from itertools import accumulate
 from typing import BinaryIO
 
