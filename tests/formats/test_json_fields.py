@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ASSIGNED, CORPUS_FILES, corpus_path
+from conftest import ASSIGNED, CORPUS_FILES, corpus_path
 from tokfx._json_fields import FieldScanner
 from tokfx.formats.readers import ReadOptions, jsonl
 from tokfx.formats.readers.jsonl import READER
