@@ -72,52 +72,69 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
 
 
-cdef inline uint32_t code_point_at_index(Py_ssize_t index) noexcept:
-    return index if index < 0xD800 else index + 0x800  # skip the 0x800 surrogates
+cdef inline uint32_t code_point_at(uint32_t first, Py_ssize_t index) noexcept:
+    """The code point at `index` of code_points(first, ...): the surrogates skipped."""
+    cdef uint32_t point = first + <uint32_t>index
+    return point + 0x800 if first < 0xD800 and point >= 0xD800 else point
+
+
+cdef str code_points(uint32_t first, uint32_t last):
+    """One string of the code points first..last-1 but the surrogates, filled in C."""
+    cdef Py_ssize_t i, count = last - first
+    if first < 0xD800 < last:
+        count -= min(last, 0xE000) - 0xD800
+    text = PyUnicode_New(count, 0x10FFFF)
+    cdef Py_UCS4* data = <Py_UCS4*>PyUnicode_DATA(text)
+    for i in range(count):
+        data[i] = code_point_at(first, i)
+    return text
 
 
 def every_code_point():
-    """One string of every code point but the surrogates; index i is `code_point_at_index(i)`
-    (i, or i + 0x800 past the surrogates). Filled in C: from a Python range it took a third of
-    the import. tokfx.normalizers.code_point_sets runs `regex` over it too. Written into the
-    new string itself (4.4 MB): through an array, its bytes and their decoding, the import
-    peaked 8 MB higher, a part of a trainer's peak memory (bench/README.md, issue 26)."""
-    cdef Py_ssize_t i, count = CODE_POINTS - 0x800
-    every = PyUnicode_New(count, 0x10FFFF)
-    cdef Py_UCS4* data = <Py_UCS4*>PyUnicode_DATA(every)
-    for i in range(count):
-        data[i] = code_point_at_index(i)
-    return every
+    """One string of every code point but the surrogates; index i is `code_point_at(0, i)` (i,
+    or i + 0x800 past the surrogates). Filled in C: from a Python range it took a third of the
+    import. tokfx.normalizers.code_point_sets runs `regex` over it (4.4 MB)."""
+    return code_points(0, CODE_POINTS)
+
+
+cdef enum:
+    # _build_class_table asks `regex` about this many code points at a time (64 blocks).
+    WINDOW = 1 << 14
 
 
 def _build_class_table():
-    """Ask `regex` which code points each class holds; keep the distinct 256-entry blocks."""
+    """Ask `regex` which code points each class holds, a window of code points at a time; keep
+    the distinct 256-entry blocks. By windows, so that no large block is allocated and freed:
+    the whole string of code points (4.4 MB) and a table of all their classes (2.2 MB), freed
+    at import, raised glibc's mmap threshold to 4.4 MB for the rest of the process, whose later
+    large buffers then stayed in its heap (a trainer's peak: bench/README.md, issue 26)."""
     global CLASS_BLOCKS
-    every = every_code_point()
-    cdef c_array flat = clone(array("H"), CODE_POINTS, True)
-    cdef uint16_t[::1] classes = flat
-    cdef Py_ssize_t i, start, end
-    cdef uint16_t bits
-    for bits, source in _CLASS_SOURCES:
-        for match in regex.finditer(source + "+", every):
-            start, end = match.span()
-            for i in range(start, end):
-                classes[code_point_at_index(i)] |= bits
-    for start, end in _CJK_RANGES:
-        for i in range(start, end + 1):
-            classes[i] |= CJK
-    # One pass for every letter (each alone took 8 passes), then which letter each match is.
-    for match in regex.finditer("(?i:[" + _CONTRACTION_LETTERS + "])", every):
-        for letter in _CONTRACTION_LETTERS:
-            if regex.fullmatch("(?i:" + letter + ")", match.group()):
-                classes[code_point_at_index(match.start())] |= ord(letter) << 8
-
+    cdef c_array window = clone(array("H"), WINDOW, False)
+    cdef uint16_t[::1] classes = window
+    cdef Py_ssize_t i, start, end, first, count
     block_index = {}
-    for block in range(CODE_POINTS >> BLOCK_BITS):
-        content = flat[block * BLOCK_SIZE:(block + 1) * BLOCK_SIZE].tobytes()
-        BLOCK_OF[block] = block_index.setdefault(content, len(block_index))
-    for i in range(128):
-        ASCII_CLASS[i] = classes[i]
+    for first in range(0, CODE_POINTS, WINDOW):
+        text = code_points(first, first + WINDOW)
+        classes[:] = 0
+        for bits, source in _CLASS_SOURCES:
+            for match in regex.finditer(source + "+", text):
+                start, end = match.span()
+                for i in range(start, end):
+                    classes[code_point_at(first, i) - first] |= bits
+        for start, end in _CJK_RANGES:
+            for i in range(max(start, first), min(end + 1, first + WINDOW)):
+                classes[i - first] |= CJK
+        # One pass for every letter (each alone took 8 passes), then which letter each match is.
+        for match in regex.finditer("(?i:[" + _CONTRACTION_LETTERS + "])", text):
+            for letter in _CONTRACTION_LETTERS:
+                if regex.fullmatch("(?i:" + letter + ")", match.group()):
+                    classes[code_point_at(first, match.start()) - first] |= ord(letter) << 8
+        for i in range(WINDOW >> BLOCK_BITS):
+            content = window[i * BLOCK_SIZE:(i + 1) * BLOCK_SIZE].tobytes()
+            BLOCK_OF[(first >> BLOCK_BITS) + i] = block_index.setdefault(content, len(block_index))
+        if first == 0:
+            for i in range(128):
+                ASCII_CLASS[i] = classes[i]
     cdef c_array blocks = array("H", b"".join(block_index))
     CLASS_BLOCKS = blocks.data.as_ushorts
     return blocks
