@@ -1,6 +1,7 @@
 """The alphabets' hot loops (tokfx.alphabet): pre-tokens -> base symbols for training, base
 symbols -> bytes for decoding, and the character counts that choose a chars alphabet.
 Twin: tokfx.reference.alphabet (tests compare the two)."""
+from cpython.array cimport array as c_array, clone
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, int64_t
 from libcpp.unordered_map cimport unordered_map
@@ -36,8 +37,11 @@ def map_pieces(bytes data, const int64_t[::1] ends, prefix_ids, char_ids, Py_ssi
     cdef Py_ssize_t k, n = 0
     cdef SymbolMap m
     init_symbol_map(&m, prefix_ids, char_ids, num_symbols, unknown_symbol)
-    symbols = array("i", bytes(4 * size))
-    offsets = array("q", bytes(8 * (ends.shape[0] + 1)))
+    # A symbol per byte at most; made without a zeroed bytes object to copy from (that and the
+    # array were twice the text's 4 bytes per byte at once), and pages past the symbols written
+    # are never touched (a Unigram trainer's peak: bench/README.md, issue 26).
+    cdef c_array symbols = clone(array("i"), size, False)
+    offsets = clone(array("q"), ends.shape[0] + 1, True)
     cdef int32_t[::1] out = symbols
     cdef int64_t[::1] out_offsets = offsets
     for k in range(ends.shape[0]):
@@ -118,7 +122,7 @@ def decode_symbols(const int32_t[::1] symbols, groups, bint want_starts=False, b
                 raise ValueError("char_offsets must run up from 0 to len(char_utf8)")
         utf8 = <const unsigned char*>PyBytes_AS_STRING(char_utf8)
     cdef int32_t end_of_alphabet = char_base + <int32_t>num_chars
-    starts = array("q", bytes(8 * n)) if want_starts else None
+    starts = clone(array("q"), n, True) if want_starts else None
     cdef int64_t[::1] start_of
     if want_starts:
         start_of = starts
