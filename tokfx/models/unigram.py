@@ -224,8 +224,12 @@ class UnigramTrainer(Trainer):
         classes = line_ends = None
         stop = final
         if p.context == "line":
-            at_line_end = line_end_counts(lines, PreTokenizer(target.pattern, target.special_tokens))
-            line_ends = piece_line_ends(ordered, at_line_end, alphabet, packed[1])
+            # The line-end pre-tokens are new bytes objects (a CJK line is one pre-token): gone
+            # once counted, before the seed (issue 26's peak).
+            line_ends = piece_line_ends(ordered, line_end_counts(lines, PreTokenizer(target.pattern,
+                                                                                     target.special_tokens)),
+                                        alphabet, packed[1])
+        del ordered  # its order is in `packed` now
         if recipe == "sentencepiece":
             classes = seed_classes(alphabet) if alphabet.characters else array("i", bytes(4 * alphabet.size))
             # sentencepiece's desired_vocab_size_: its vocab_size (with its meta and byte pieces)
@@ -247,16 +251,16 @@ class UnigramTrainer(Trainer):
         params = {"vocab_size": target.vocab_size, "seed_size": p.seed_size,
                   "shrinking_factor": p.shrinking_factor, "em_iterations": p.em_iterations,
                   "max_width": p.max_width, "recipe": recipe, "context": p.context}
-        ordered = [scores[i] for i in ids]
+        kept_scores = [scores[i] for i in ids]
         float_bits = 64
         if alphabet.characters:
             # The sentencepiece family: Viterbi sums in float32, and an uncovered character
             # costs sentencepiece's unknown score, as it does there.
             float_bits = 32
-            ordered[:256] = fallback_byte_scores(ordered[alphabet.char_base:])
+            kept_scores[:256] = fallback_byte_scores(kept_scores[alphabet.char_base:])
         return Model([alphabet.token(tokens[i]) for i in ids], params, segmenter="likelihood",
                      segmenter_params={"max_width": p.max_width, "float_bits": float_bits},
-                     scores=ordered)
+                     scores=kept_scores)
 
 
 @dataclass
