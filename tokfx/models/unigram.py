@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tokfx._count_table import packed_counts
-from tokfx._packed_tokens import PackedTokens
 from tokfx._ngrams import SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts
+from tokfx._packed_tokens import PackedTokens
 from tokfx._training_steps import (below_threshold, floored, key_order, kept_expected, piece_ends_counts,
                                    symbol_counts)
 from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
@@ -63,7 +63,8 @@ def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size
     else:
         *grams, gram_counts = seed_substrings(symbols, offsets, counts, how_many, max_width, classes, line_ends)
     grams = PackedTokens(*grams)
-    tokens = PackedTokens(array("i", range(alphabet_size)), array("q", range(alphabet_size + 1))) + grams
+    singles = PackedTokens(array("i", range(alphabet_size)), array("q", range(alphabet_size + 1)))
+    tokens = singles + grams
     weight = [float(c) for c in base_counts] + [float(c * grams.width(i)) for i, c in enumerate(gram_counts)]
     total = math.log(sum(weight)) if sum(weight) > 0 else 0.0
     scores = array("d", [math.log(w) - total if w > 0 else 0.0 for w in weight])
