@@ -4,10 +4,10 @@ position, its count kept per node.
 
 Twin: tokfx.reference.ngrams.
 """
+from array import array
+
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from cpython.list cimport PyList_GET_ITEM
-from cpython.ref cimport Py_INCREF
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.array cimport array as c_array, clone
 from libcpp.vector cimport vector
 
 from chunks cimport check_chunks
@@ -52,41 +52,48 @@ cdef extern from *:
                    const vector[int64_t]& start, const vector[int32_t]& length, const int32_t* flat) except +
     void release[T](vector[T]& v)
 
+cdef c_array INT32 = array("i")
+cdef c_array INT64 = array("q")
 
-cdef list _top_substrings(const vector[int64_t]& key, const vector[int64_t]& first,
-                          const vector[int32_t]& length, const int32_t[::1] symbols, Py_ssize_t how_many,
-                          vector[int32_t]& kept):
+
+cdef tuple _top_substrings(const vector[int64_t]& key, const vector[int64_t]& first,
+                           const vector[int32_t]& length, const int32_t[::1] symbols, Py_ssize_t how_many,
+                           vector[int32_t]& kept):
     """The `how_many` substrings symbols[first[i]:first[i] + length[i]] of the highest key[i] (a
     negative key: not a candidate), ties by their symbols, as the tuples (-key, symbols) sort:
-    a list of symbol tuples, their indices i in `kept`. Selected and sorted in C over indices
-    into the candidates themselves (no copy of them); only the kept made Python tuples, whose
-    symbols are one int object per symbol, shared (a CJK symbol is no small int: tens of
-    thousands of seed tuples of new ints were several MB of the seed's peak)."""
-    cdef Py_ssize_t i, j, at, width
-    cdef int32_t low = 0, high = 0
+    packed as tokfx._packed_tokens.PackedTokens holds tokens, (their symbols concatenated
+    array('i'), their offsets array('q')), their indices i in `kept`. Selected and sorted in C
+    over indices into the candidates themselves (no copy of them), and no Python object per
+    substring: tens of thousands of seed tuples were several MB of the trainer's peak (issue 26)."""
+    cdef Py_ssize_t i, j, at, total = 0
     kept.clear()
     for i in range(<Py_ssize_t>key.size()):
         if key[i] >= 0:
             kept.push_back(<int32_t>i)
     if how_many <= 0 or kept.empty():
         kept.clear()
-        return []
-    top_grams(kept, how_many, key, first, length, &symbols[0])
+    else:
+        top_grams(kept, how_many, key, first, length, &symbols[0])
+    for i in range(<Py_ssize_t>kept.size()):
+        total += length[kept[i]]
+    cdef c_array found = clone(INT32, total, False)
+    cdef c_array offsets = clone(INT64, kept.size() + 1, False)
+    at = 0
+    offsets.data.as_longlongs[0] = 0
     for i in range(<Py_ssize_t>kept.size()):
         for j in range(length[kept[i]]):
-            low = min(low, symbols[first[kept[i]] + j])
-            high = max(high, symbols[first[kept[i]] + j])
-    ints = list(range(low, high + 1))  # top_ngrams' symbols may be negative
-    found = []
+            found.data.as_ints[at + j] = symbols[first[kept[i]] + j]
+        at += length[kept[i]]
+        offsets.data.as_longlongs[i + 1] = at
+    return found, offsets
+
+
+cdef c_array _counts_of(const vector[int64_t]& count, const vector[int32_t]& kept):
+    """array('q') of count[i] for each i in kept."""
+    cdef c_array found = clone(INT64, kept.size(), False)
+    cdef Py_ssize_t i
     for i in range(<Py_ssize_t>kept.size()):
-        at = first[kept[i]]
-        width = length[kept[i]]
-        gram = PyTuple_New(width)
-        for j in range(width):
-            symbol = <object>PyList_GET_ITEM(ints, symbols[at + j] - low)
-            Py_INCREF(symbol)
-            PyTuple_SET_ITEM(gram, j, symbol)
-        found.append(gram)
+        found.data.as_longlongs[i] = count[kept[i]]
     return found
 
 
@@ -95,12 +102,14 @@ def top_ngrams(const int32_t[::1] symbols, const int64_t[::1] offsets, const int
     """The `how_many` most frequent n-grams of 2..max_width symbols inside the pieces
     symbols[offsets[k]:offsets[k+1]] (each occurrence counted counts[k] times), most frequent
     first, ties by their symbols: a list of symbol tuples."""
-    return [gram for gram, _ in top_ngram_counts(symbols, offsets, counts, how_many, max_width)]
+    grams, starts, _ = top_ngram_counts(symbols, offsets, counts, how_many, max_width)
+    return [tuple(grams[starts[k]:starts[k + 1]]) for k in range(len(starts) - 1)]
 
 
 def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, const int64_t[::1] counts,
                      Py_ssize_t how_many, int max_width):
-    """As top_ngrams, each n-gram with its count: a list of (symbol tuple, count)."""
+    """As top_ngrams, packed (_top_substrings: symbols array('i'), offsets array('q')), with
+    each n-gram's count (array('q'))."""
     cdef SymbolTrie trie
     # Per trie node: the n-gram's count, where it first starts in symbols, and its length.
     cdef vector[int64_t] node_count, first
@@ -134,8 +143,8 @@ def top_ngram_counts(const int32_t[::1] symbols, const int64_t[::1] offsets, con
             ranked.push_back(node_count[node])
         else:
             ranked.push_back(-1)
-    grams = _top_substrings(ranked, first, length, symbols, how_many, kept)
-    return [(gram, node_count[kept[i]]) for i, gram in enumerate(grams)]
+    grams, starts = _top_substrings(ranked, first, length, symbols, how_many, kept)
+    return grams, starts, _counts_of(node_count, kept)
 
 
 # seed_substrings' symbol classes (a symbol's class is classes[symbol]; a class >= 0 is a script).
@@ -182,8 +191,8 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     occurrence counted counts[k] times): the substrings of 2..max_width symbols that
     IsValidSentencePiece accepts (by `classes`) and that its suffix array yields, i.e. that are
     followed by two different symbols, the end of a piece counting as one symbol of its own;
-    the `how_many` of the highest count x length, ties by symbols: a list of (symbol tuple,
-    count). With `line_ends`, line_ends[k] of piece k's occurrences end a line, and a line's
+    the `how_many` of the highest count x length, ties by symbols: packed as top_ngram_counts
+    gives them (symbols, offsets, counts). With `line_ends`, line_ends[k] of piece k's occurrences end a line, and a line's
     end is another follower than a piece's end inside its line (sentencepiece's suffix array
     runs over lines: a piece inside one is followed by its space, the last by the line's end);
     without, none does."""
@@ -302,7 +311,7 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
         prev_first.swap(cur_first)
         prev_follower.swap(cur_follower)
         prev_branching.swap(cur_branching)
-    # The passes' memory goes before the Python tuples are made, so that the two do not add up.
+    # The passes' memory goes before the substrings are copied out, so that the two do not add up.
     release(at_node)
     release(at_script)
     release(seen)
@@ -317,5 +326,5 @@ def seed_substrings(const int32_t[::1] symbols, const int64_t[::1] offsets, cons
     release(table.edges)
     release(table.token_of_node)
     return_free_memory()
-    grams = _top_substrings(cand_key, cand_first, cand_length, symbols, how_many, kept)
-    return [(gram, cand_count[kept[i]]) for i, gram in enumerate(grams)]
+    grams, starts = _top_substrings(cand_key, cand_first, cand_length, symbols, how_many, kept)
+    return grams, starts, _counts_of(cand_count, kept)

@@ -10,9 +10,6 @@ from array import array
 from concurrent.futures import ThreadPoolExecutor
 
 from cpython.array cimport array as c_array, clone
-from cpython.long cimport PyLong_AsLongLong
-from cpython.ref cimport PyObject
-from cpython.sequence cimport PySequence_Fast, PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS
 
 from libc.math cimport exp, log
 from libc.stdint cimport int32_t, int64_t
@@ -22,52 +19,28 @@ from chunks cimport check_chunks
 from heap cimport return_free_memory
 from lattice cimport LATTICE_NEG_INF, Best, Edges, forward_backward, viterbi, viterbi_tokens
 from walk_trie cimport WalkTrie, walk_trie_build
-from symbol_trie cimport SymbolTrie, trie_build
 
 
-cdef tuple _flatten(tokens):
-    """(symbols of every token concatenated, each token's length, -1 for a None token), as
-    array('q')s; each token read through PySequence_Fast (a tuple or list as it is), each
-    symbol as a C long long: some four times faster than array(chain.from_iterable(tokens)),
-    and the trainer flattens its vocabulary for every pass. Sized first, then filled: a vector
-    grown symbol by symbol and copied out held up to three times the symbols at once, megabytes
-    of the trainer's peak."""
-    cdef Py_ssize_t j, n, k = 0, at = 0, total = 0
-    cdef PyObject** items
-    sequences = [None if token is None else PySequence_Fast(token, "a token must be a sequence of symbols")
-                 for token in tokens]
-    for sequence in sequences:
-        if sequence is not None:
-            total += PySequence_Fast_GET_SIZE(sequence)
-    cdef c_array flat = clone(array("q"), total, False)
-    cdef c_array lengths = clone(array("q"), len(sequences), False)
-    for sequence in sequences:
-        if sequence is None:
-            lengths.data.as_longlongs[k] = -1
-            k += 1
-            continue
-        n = PySequence_Fast_GET_SIZE(sequence)
-        items = PySequence_Fast_ITEMS(sequence)
-        for j in range(n):
-            flat.data.as_longlongs[at + j] = PyLong_AsLongLong(<object>items[j])
-        lengths.data.as_longlongs[k] = n
-        at += n
-        k += 1
-    return flat, lengths
+cdef tuple _packed(tokens):
+    """(symbols, offsets) of a PackedTokens (tokfx._packed_tokens), read as they are, checked
+    as the tries need them: no empty token, no negative symbol."""
+    try:
+        symbols, offsets = tokens.symbols, tokens.offsets
+    except AttributeError:
+        raise TypeError(f"tokens must be a PackedTokens (tokfx._packed_tokens), not {type(tokens).__name__}") from None
+    _check_packed(symbols, offsets)
+    return symbols, offsets
 
 
-cdef int _check_flat(const int64_t[::1] flat, const int64_t[::1] lengths) except -1:
-    """What trie_build refuses: an empty token, a symbol outside [0, 2**31)."""
-    cdef Py_ssize_t k, j, start = 0
-    for k in range(lengths.shape[0]):
-        if lengths[k] < 0:  # a None token
-            continue
-        if lengths[k] == 0:
+cdef int _check_packed(const int32_t[::1] symbols, const int64_t[::1] offsets) except -1:
+    """What walk_trie_build takes for granted (PackedTokens allows both: n-grams may be negative)."""
+    cdef Py_ssize_t k, j
+    for k in range(offsets.shape[0] - 1):
+        if offsets[k + 1] == offsets[k]:
             raise ValueError(f"token {k} is empty")
-        for j in range(start, start + lengths[k]):
-            if not 0 <= flat[j] < 2**31:
-                raise ValueError(f"token {k}: symbol {flat[j]} is not in [0, 2**31)")
-        start += lengths[k]
+        for j in range(offsets[k], offsets[k + 1]):
+            if symbols[j] < 0:
+                raise ValueError(f"token {k}: symbol {symbols[j]} is not in [0, 2**31)")
     return 0
 
 
@@ -163,31 +136,25 @@ def _summed_in_order(job, ranges, Py_ssize_t size, typecode):
 cdef class _Lattices:
     """A vocabulary's trie and scores, built once for a pass and read by its threads: the
     tokens' trie for forward-backward (`forward`), else the reversed tokens' for Viterbi. Tokens
-    by id, each a sequence of base symbols, or None to leave that id out (a repeated token keeps
-    its lowest id)."""
+    by id, a PackedTokens (a repeated token keeps its lowest id)."""
     cdef WalkTrie trie  # of the tokens, or with `forward` False of the reversed tokens
     cdef vector[double] scores
     cdef int max_width
-    cdef object flat, lengths  # array('q')s of the tokens' symbols and lengths (-1: a None token)
+    # The tokens' packed arrays, held (not copied): prune_keys walks each token's own symbols.
+    cdef object symbols, offsets
 
     def __cinit__(self, tokens, scores, int max_width, bint forward):
-        cdef SymbolTrie refused  # only for trie_build's message on a symbol too large for flat
         if len(scores) != len(tokens):
             raise ValueError(f"{len(scores)} scores for {len(tokens)} tokens")
         self.max_width = max_width
         for score in scores:
             self.scores.push_back(score)
-        try:
-            self.flat, self.lengths = _flatten(tokens)
-        except OverflowError:
-            trie_build(&refused, tokens, not forward)  # raises trie_build's error
-            raise
-        _check_flat(self.flat, self.lengths)
-        cdef const int64_t[::1] flat = self.flat
-        cdef const int64_t[::1] lengths = self.lengths
+        self.symbols, self.offsets = _packed(tokens)
+        cdef const int32_t[::1] symbols = self.symbols
+        cdef const int64_t[::1] offsets = self.offsets
         with nogil:
-            walk_trie_build(&self.trie, &flat[0] if flat.shape[0] else NULL,
-                            &lengths[0] if lengths.shape[0] else NULL, lengths.shape[0], not forward)
+            walk_trie_build(&self.trie, &symbols[0] if symbols.shape[0] else NULL, &offsets[0],
+                            offsets.shape[0] - 1, not forward)
 
     def expected(self, const int32_t[::1] symbols, const int64_t[::1] offsets,
                  const int64_t[::1] counts, Py_ssize_t first, Py_ssize_t last):
@@ -236,17 +203,17 @@ cdef class _Lattices:
 
     def prune_keys(self, const int64_t[::1] freq, int64_t pieces, Py_ssize_t first, Py_ssize_t last):
         """prune_keys() of tokens first..last-1: (kinds array('b'), values array('d'))."""
-        cdef const int64_t[::1] flat = self.flat
-        cdef const int64_t[::1] lengths = self.lengths
+        cdef const int32_t[::1] symbols = self.symbols
+        cdef const int64_t[::1] offsets = self.offsets
         cdef c_array kinds = clone(array("b"), last - first, False)
         cdef c_array values = clone(array("d"), last - first, False)
         with nogil:
-            self._prune_keys(&flat[0] if flat.shape[0] else NULL, &lengths[0] if lengths.shape[0] else NULL,
+            self._prune_keys(&symbols[0] if symbols.shape[0] else NULL, &offsets[0],
                              &freq[0] if freq.shape[0] else NULL, freq.shape[0], pieces, first, last,
                              kinds.data.as_schars, values.data.as_doubles)
         return kinds, values
 
-    cdef int _prune_keys(self, const int64_t* flat, const int64_t* lengths, const int64_t* freq,
+    cdef int _prune_keys(self, const int32_t* symbols, const int64_t* offsets, const int64_t* freq,
                          Py_ssize_t n_tokens, int64_t pieces, Py_ssize_t first, Py_ssize_t last,
                          signed char* kinds, double* values) except -1 nogil:
         """Each token's alternative (_alternatives), then its key as sentencepiece's
@@ -259,7 +226,7 @@ cdef class _Lattices:
         for k in range(n_tokens):
             total += freq[k]
         log_total = log(<double>total) if total > 0 else 0.0
-        self._alternatives(flat, lengths, first, last, &alt_kinds, &paths)
+        self._alternatives(symbols, offsets, first, last, &alt_kinds, &paths)
         for k in range(last - first):
             f = freq[first + k]
             if alt_kinds[k] == 2:
@@ -281,26 +248,20 @@ cdef class _Lattices:
                 at += 1 + n
         return 0
 
-    cdef int _alternatives(self, const int64_t* flat, const int64_t* lengths, Py_ssize_t first,
+    cdef int _alternatives(self, const int32_t* symbols, const int64_t* offsets, Py_ssize_t first,
                            Py_ssize_t last, vector[int32_t]* kinds, vector[int32_t]* paths) except -1 nogil:
         """Per token first..last-1, its kind (0: a single symbol or no other path, 1: split by
         its own Viterbi segmentation, 2: the best other path, appended to `paths` as its length
         then its ids; ties to the token)."""
-        cdef vector[int32_t] symbols, path
+        cdef vector[int32_t] path
         cdef Best best
-        cdef Py_ssize_t k, j, n, start = 0
-        for k in range(first):
-            start += lengths[k]
+        cdef Py_ssize_t k, j, n
         for k in range(first, last):
-            n = lengths[k]
+            n = offsets[k + 1] - offsets[k]
             if n > 1:
-                symbols.clear()
-                for j in range(n):
-                    symbols.push_back(<int32_t>flat[start + j])
-                viterbi(symbols.data(), n, &self.trie, self.scores.data(), self.max_width, True,
+                viterbi(symbols + offsets[k], n, &self.trie, self.scores.data(), self.max_width, True,
                         &best)
                 path.clear()
-            start += n
             if n <= 1 or viterbi_tokens(n, &best, &path) < 0:
                 kinds.push_back(0)  # a single symbol, or no other path: no alternative
             elif best.score[n - 1] > self.scores[k]:
@@ -383,10 +344,8 @@ def prune_keys(tokens, scores, const int64_t[::1] freq, int64_t pieces, int max_
     value is the likelihood lost when its occurrences go to its best segmentation that is not
     itself (ties to the token), freq / pieces x (log p(token) - sum of log p(alternative's
     tokens) with the token gone), as sentencepiece's PruneSentencePieces; kind 2, a single
-    symbol or a token with no alternative, value 0. `freq`: Viterbi counts (viterbi_counts);
-    `pieces`: the summed pre-token counts. Ranges of tokens run on threads."""
-    if any(token is None for token in tokens):
-        raise TypeError("prune_keys: every token must be a sequence of symbols, not None")
+    symbol or a token with no alternative, value 0. Tokens by id (a PackedTokens); `freq`:
+    Viterbi counts (viterbi_counts); `pieces`: the summed pre-token counts. Ranges of tokens run on threads."""
     cdef _Lattices lattices = _Lattices(tokens, scores, max_width, False)
     cdef Py_ssize_t n = len(tokens), r
     if freq.shape[0] != n:

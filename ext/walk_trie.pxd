@@ -37,34 +37,33 @@ cdef inline uint32_t child_bit(uint32_t symbol) noexcept nogil:
     return (<uint32_t>1) << ((symbol * 2654435761u) >> 27)
 
 
-cdef inline int walk_trie_build(WalkTrie* walk, const int64_t* flat, const int64_t* lengths,
+cdef inline int walk_trie_build(WalkTrie* walk, const int32_t* symbols, const int64_t* offsets,
                                 Py_ssize_t n_tokens, bint reverse) except -1 nogil:
-    """walk: the trie of tokens whose symbols are concatenated in `flat` (checked: in [0,
-    2**31)), token k `lengths[k]` long (-1: left out), each walked reversed with `reverse`; a
-    repeated token keeps its lowest id. The table starts sized for a node per token at load 1/2
-    (a token trie has about that many nodes) and, should the nodes outgrow it, is built again
-    twice as large: one table at a time, none kept beside it (the trainer's peak)."""
-    cdef Py_ssize_t k, start = 0
+    """walk: the trie of tokens packed as PackedTokens holds them (tokfx._packed_tokens: token k
+    is symbols[offsets[k]:offsets[k + 1]], checked non-empty, each symbol >= 0), each walked
+    reversed with `reverse`; a repeated token keeps its lowest id. The table starts sized for a
+    node per token at load 1/2 (a token trie has about that many nodes) and, should the nodes
+    outgrow it, is built again twice as large: one table at a time, none kept beside it (the
+    trainer's peak)."""
+    cdef Py_ssize_t k
     cdef size_t size = 2
     cdef uint32_t top = 0, first
     for k in range(n_tokens):
-        if lengths[k] > 0:
-            first = <uint32_t>flat[start + lengths[k] - 1 if reverse else start]
-            if first < ROOT_SYMBOLS:
-                top = max(top, first + 1)
-            start += lengths[k]
+        first = <uint32_t>symbols[offsets[k + 1] - 1 if reverse else offsets[k]]
+        if first < ROOT_SYMBOLS:
+            top = max(top, first + 1)
     while size < 2 * <size_t>(n_tokens + 1):
         size *= 2
-    while not _walk_trie_fill(walk, flat, lengths, n_tokens, reverse, size, top):
+    while not _walk_trie_fill(walk, symbols, offsets, n_tokens, reverse, size, top):
         size *= 2
     return 0
 
 
-cdef inline bint _walk_trie_fill(WalkTrie* walk, const int64_t* flat, const int64_t* lengths,
+cdef inline bint _walk_trie_fill(WalkTrie* walk, const int32_t* symbols, const int64_t* offsets,
                                  Py_ssize_t n_tokens, bint reverse, size_t size, uint32_t top) noexcept nogil:
     """walk_trie_build into a table of `size` slots (the root's child along a symbol below
     `top` in walk.roots); False once it would be over half full."""
-    cdef Py_ssize_t k, j, start = 0
+    cdef Py_ssize_t k, j, start, width
     cdef size_t nodes = 1, slot
     cdef int32_t node, child
     cdef uint32_t symbol
@@ -75,11 +74,11 @@ cdef inline bint _walk_trie_fill(WalkTrie* walk, const int64_t* flat, const int6
     walk.root = <int32_t>size
     walk.roots.assign(top, -1)
     for k in range(n_tokens):
-        if lengths[k] < 0:
-            continue
         node = walk.root
-        for j in range(lengths[k]):
-            symbol = <uint32_t>flat[start + lengths[k] - 1 - j if reverse else start + j]
+        start = offsets[k]
+        width = offsets[k + 1] - start
+        for j in range(width):
+            symbol = <uint32_t>symbols[start + width - 1 - j if reverse else start + j]
             child = walk_child(walk, node, <int32_t>symbol)
             if child < 0:
                 if 2 * (nodes + 1) > size:
@@ -97,7 +96,6 @@ cdef inline bint _walk_trie_fill(WalkTrie* walk, const int64_t* flat, const int6
             node = child
         if walk.slots[node].token < 0:
             walk.slots[node].token = <int32_t>k
-        start += lengths[k]
     return True
 
 

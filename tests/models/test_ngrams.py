@@ -9,9 +9,16 @@ from hypothesis import strategies as st
 
 from tokfx._ngrams import (SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts,
                            top_ngrams)
+from tokfx._packed_tokens import PackedTokens
 from tokfx.alphabet import BYTES
 from conftest import corpus_text
 from tokfx.reference import ngrams as ref
+
+
+def pairs(found):
+    """The cores' packed n-grams (symbols, offsets, counts) as the twin's [(symbol tuple, count)]."""
+    symbols, offsets, counts = found
+    return list(zip(PackedTokens(symbols, offsets), counts))
 
 
 
@@ -35,7 +42,7 @@ def test_top_ngrams_equal_the_reference(pieces, how_many, max_width):
     counts = array("q", [c for _, c in pieces])
     assert top_ngrams(symbols, offsets, counts, how_many, max_width) == ref.top_ngrams(
         [p for p, _ in pieces], counts, how_many, max_width)
-    assert top_ngram_counts(symbols, offsets, counts, how_many, max_width) == ref.top_ngram_counts(
+    assert pairs(top_ngram_counts(symbols, offsets, counts, how_many, max_width)) == ref.top_ngram_counts(
         [p for p, _ in pieces], counts, how_many, max_width)
 
 
@@ -45,13 +52,13 @@ def test_seed_substrings_by_hand():
     pieces = [[0, 1, 2, 1], [0, 1, 2, 3], [0, 1, 2], [1, 2, 4, 3], [1, 5, 1, 2]]
     offsets = array("q", [0, *accumulate(map(len, pieces))])
     symbols = array("i", [s for p in pieces for s in p])
-    got = dict(seed_substrings(symbols, offsets, array("q", [2, 1, 1, 1, 1]), 100, 16, classes))
+    got = dict(pairs(seed_substrings(symbols, offsets, array("q", [2, 1, 1, 1, 1]), 100, 16, classes)))
     # (0, 1, 2) is followed by 1, 3 and a piece's end; (1, 2) by 1, 3, the end and 4. Not
     # branching: (0, 1) (only 2 follows), (2, 1) and (1, 2, 1) (only a piece's end), (1, 2, 4)
     # (once). (2, 3) and (4, 3) mix scripts; nothing spans the byte 5 or holds U+2581 second.
     assert got == {(0, 1, 2): 4, (1, 2): 6}
     # Both score count x length 12: the tie goes by symbols.
-    assert seed_substrings(symbols, offsets, array("q", [2, 1, 1, 1, 1]), 1, 16, classes) == [((0, 1, 2), 4)]
+    assert pairs(seed_substrings(symbols, offsets, array("q", [2, 1, 1, 1, 1]), 1, 16, classes)) == [((0, 1, 2), 4)]
     with pytest.raises(ValueError, match="no class"):
         seed_substrings(symbols, offsets, array("q", [1] * 5), 10, 16, classes[:5])
 
@@ -65,7 +72,7 @@ def test_seed_substrings_with_line_ends_by_hand():
     offsets = array("q", [0, *accumulate(map(len, pieces))])
     symbols = array("i", [s for p in pieces for s in p])
     counts = array("q", [2, 3, 1])
-    grams = lambda ends: {g for g, _ in seed_substrings(symbols, offsets, counts, 100, 16, classes, ends)}
+    grams = lambda ends: {g for g, _ in pairs(seed_substrings(symbols, offsets, counts, 100, 16, classes, ends))}
     assert grams(None) == grams(array("q", [0, 0, 0])) == set()
     assert grams(array("q", [1, 0, 0])) == {(0, 1, 2), (1, 2)}
     assert grams(array("q", [2, 3, 1])) == set()
@@ -86,7 +93,7 @@ def test_seed_substrings_equal_the_reference(pieces, how_many, max_width, classe
     counts = array("q", [c for _, c, _ in pieces])
     # Of a piece's occurrences, none, some or all end a line.
     line_ends = array("q", [min(e, c) for _, c, e in pieces]) if with_line_ends else None
-    assert seed_substrings(symbols, offsets, counts, how_many, max_width, array("i", classes), line_ends) == \
+    assert pairs(seed_substrings(symbols, offsets, counts, how_many, max_width, array("i", classes), line_ends)) == \
         ref.seed_substrings([p for p, _, _ in pieces], counts, how_many, max_width, classes, line_ends)
 
 
@@ -104,5 +111,5 @@ def test_seed_substrings_equal_the_reference_on_a_corpus(corpus, size):
     symbols = array("i", [s for p in pieces for s in p])
     counts = array("q", [1] * len(pieces))
     line_ends = array("q", [1] * len(pieces))
-    got = seed_substrings(symbols, offsets, counts, 5_000, 16, array("i", classes), line_ends)
+    got = pairs(seed_substrings(symbols, offsets, counts, 5_000, 16, array("i", classes), line_ends))
     assert len(got) == 5_000 and got == ref.seed_substrings(pieces, counts, 5_000, 16, classes, line_ends)

@@ -13,6 +13,7 @@ import tokfx
 from conftest import fixture_path
 from segmentation_cases import ALPHABET, all_segmentations, vocab_and_text
 from tokfx import Tokenizer
+from tokfx._packed_tokens import PackedTokens
 from tokfx._unigram import digamma, digammas, e_step, piece_ranges, prune_keys, viterbi_counts
 from tokfx.alphabet import BYTES
 from tokfx.models.unigram import EXPECTED_THRESHOLD, UnigramTrainer, em_rounds, m_step, prune, prune_order, seed_vocabulary
@@ -54,12 +55,13 @@ SPREAD = [0, 1, 31, 32, 33, 1023, 1024, 4196, 65_537, 2**20 - 1, 2**20, 2**20 + 
 
 
 @st.composite
-def spread_case(draw, none=True):
+def spread_case(draw, repeats=True):
     """As corpus_case, over symbols anywhere in [0, 2**31), with longer tokens and pieces (the
-    lattice's edge lists up to max_width 16), and tokens left out (None) unless `none` is False."""
+    lattice's edge lists up to max_width 16), and ids left out (a repeated token: the first
+    keeps its id) unless `repeats` is False."""
     symbols = draw(st.lists(st.sampled_from(SPREAD), min_size=1, max_size=6, unique=True))
     longer = draw(st.lists(st.lists(st.sampled_from(symbols), min_size=2, max_size=17), max_size=20))
-    tokens = [[s] for s in symbols] + [draw(st.sampled_from([t, None])) if none else t for t in longer]
+    tokens = [[s] for s in symbols] + [draw(st.sampled_from([t, [symbols[0]]])) if repeats else t for t in longer]
     scores = [draw(st.floats(-12.0, -0.01)) for _ in tokens]
     pieces = draw(st.lists(st.lists(st.sampled_from(symbols), max_size=40), max_size=5))
     counts = draw(st.lists(st.integers(1, 5), min_size=len(pieces), max_size=len(pieces)))
@@ -70,21 +72,20 @@ def spread_case(draw, none=True):
 @given(st.one_of(corpus_case(), spread_case()))
 def test_e_step_equals_the_reference(case):
     tokens, scores, max_width, pieces, counts = case
-    expected, likelihood = e_step(*packed(pieces, counts), tokens, scores, max_width)
+    expected, likelihood = e_step(*packed(pieces, counts), PackedTokens.of(tokens), scores, max_width)
     ref_expected, ref_likelihood = ref.e_step(pieces, counts, tokens, scores, max_width)
     assert list(expected) == ref_expected
     assert likelihood == ref_likelihood
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(corpus_case(), corpus_case(integer_scores=True), spread_case(), spread_case(none=False)))
+@given(st.one_of(corpus_case(), corpus_case(integer_scores=True), spread_case(), spread_case(repeats=False)))
 def test_viterbi_counts_and_prune_keys_equal_the_reference(case):
     tokens, scores, max_width, pieces, counts = case
-    freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), tokens, scores, max_width)
+    freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), PackedTokens.of(tokens), scores, max_width)
     assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, max_width)
-    if None not in tokens:  # prune_keys takes every token
-        kinds, values = prune_keys(tokens, scores, freq, sum(counts), max_width)
-        assert (list(kinds), list(values)) == ref.prune_keys(tokens, scores, list(freq), sum(counts), max_width)
+    kinds, values = prune_keys(PackedTokens.of(tokens), scores, freq, sum(counts), max_width)
+    assert (list(kinds), list(values)) == ref.prune_keys(tokens, scores, list(freq), sum(counts), max_width)
 
 
 def brute_force(symbols, tokens, scores, max_width):
@@ -110,7 +111,7 @@ def test_viterbi_is_the_brute_force_best_with_the_longest_last_token_on_ties(cas
         top = max(score for score, _ in found)
         # Among the best, the greatest widths read from the last token back.
         want = max((s for score, s in found if score == top), key=lambda s: [e - b for b, e in reversed(s)])
-        freq, _ = viterbi_counts(*packed([symbols], [1]), tokens, scores, max_width)
+        freq, _ = viterbi_counts(*packed([symbols], [1]), PackedTokens.of(tokens), scores, max_width)
         score, path = ref.viterbi(symbols, tokens, scores, max_width)
         chosen = [(b, e) for b, e, _ in path]
         assert score == top and dict((tuple(s), sc) for sc, s in found)[tuple(chosen)] == top
@@ -141,7 +142,7 @@ def test_expected_counts_and_likelihood_are_the_brute_force_sums(case):
         for score, segmentation in found:
             for b, e in segmentation:
                 want[ids[tuple(symbols[b:e])]] += count * math.exp(score) / z
-    expected, likelihood = e_step(*packed(pieces, counts), tokens, scores, max_width)
+    expected, likelihood = e_step(*packed(pieces, counts), PackedTokens.of(tokens), scores, max_width)
     assert list(expected) == pytest.approx(want, rel=1e-9, abs=1e-12)
     assert likelihood == pytest.approx(want_likelihood, rel=1e-9, abs=1e-12)
 
@@ -153,11 +154,11 @@ def test_alternatives_split_own_and_single_symbol_tokens():
     scores = [-2.0, -2.0, -1.0, -9.0, -5.0]
     assert ref.alternatives(tokens, scores, 16) == [[], [], [0, 1], None, None]
     # So the core's keys: single symbols kind 2, (0, 1) by its loss, the split ones by score.
-    kinds, values = prune_keys(tokens, scores, array("q", [5, 5, 5, 5, 5]), 10, 16)
+    kinds, values = prune_keys(PackedTokens.of(tokens), scores, array("q", [5, 5, 5, 5, 5]), 10, 16)
     assert list(kinds) == [2, 2, 1, 0, 0] and values[3:] == array("d", [-9.0, -5.0])
     # A tie goes to the token itself.
     assert ref.alternatives(tokens, [-2.0, -2.0, -4.0, -9.0, -5.0], 16)[2] == [0, 1]
-    assert prune_keys(tokens, [-2.0, -2.0, -4.0, -9.0, -5.0], array("q", [5] * 5), 10, 16)[0][2] == 1
+    assert prune_keys(PackedTokens.of(tokens), [-2.0, -2.0, -4.0, -9.0, -5.0], array("q", [5] * 5), 10, 16)[0][2] == 1
 
 
 def test_digamma_is_sentencepieces():
@@ -189,16 +190,16 @@ def test_piece_ranges_equal_the_reference(lengths, ranges):
 
 
 def test_m_step_drops_below_the_threshold_but_never_base_symbols_or_below_the_floor():
-    tokens = [(0,), (1,), (0, 1), (1, 0), (1, 1)]
+    tokens = PackedTokens.of([(0,), (1,), (0, 1), (1, 0), (1, 1)])
     expected = [3.0, 0.1, 2.0, 0.4, 0.2]
     kept, scores = m_step(tokens, expected, 2, 2)
-    assert kept == [(0,), (1,), (0, 1)]
+    assert list(kept) == [(0,), (1,), (0, 1)]
     total = digamma(5.0)
     assert scores[0] == digamma(3.0) - total and scores[2] == digamma(2.0) - total
     assert scores[1] == min(scores[0], scores[2]) - 10.0  # a base symbol below the threshold
     # Never below the floor: the fewest expected go first.
     kept, _ = m_step(tokens, expected, 2, 4)
-    assert kept == [(0,), (1,), (0, 1), (1, 0)]
+    assert list(kept) == [(0,), (1,), (0, 1), (1, 0)]
     assert EXPECTED_THRESHOLD == 0.5
 
 
@@ -218,7 +219,7 @@ def test_prune_order_is_sentencepieces_loss():
     by_loss = sorted([2, 5], key=loss)
     kinds, values = ref.prune_keys_of(alts, scores, freq, 8)
     assert values[2] == loss(2) and values[5] == loss(5)
-    assert prune_order(tokens, kinds, values, 2) == [4, 3, *by_loss]
+    assert prune_order(PackedTokens.of(tokens), kinds, values, 2) == [4, 3, *by_loss]
 
 
 def corpus_arrays(counts):
@@ -231,13 +232,13 @@ def test_each_round_keeps_every_base_symbol_and_ends_at_the_scheduled_size(engli
     counts = tokfx.count_pretokens(english, "gpt2")
     data = corpus_arrays(dict(sorted(counts.items())))
     tokens, scores = seed_vocabulary(*data, 256, 1_000_000, 16)
-    assert tokens[:256] == [(b,) for b in range(256)] and len(set(tokens)) == len(tokens)
+    assert list(tokens)[:256] == [(b,) for b in range(256)] and len(set(tokens)) == len(tokens)
     params = UnigramTrainer.Params()
     rounds = list(em_rounds(data, tokens, scores, 600, 256, params))
     assert len(rounds) > 3
     for done in rounds[:-1]:
         assert len(done.tokens) == max(600, int(done.em_size * 0.75))
-        assert done.tokens[:256] == [(b,) for b in range(256)]
+        assert list(done.tokens)[:256] == [(b,) for b in range(256)]
         assert all(math.isfinite(s) for s in done.scores)
     assert len(rounds[-1].tokens) == rounds[-1].em_size == 600
     # One prune recomputed from the twin's Viterbi counts and alternatives.
@@ -247,10 +248,10 @@ def test_each_round_keeps_every_base_symbol_and_ends_at_the_scheduled_size(engli
     kept, kept_scores = m_step(kept, e_step(*data, kept, kept_scores, 16)[0], 256, 600)
     done = prune(*data, kept, kept_scores, max(600, int(len(kept) * 0.75)), 256, 16)
     words = [list(w) for w in counts_sorted(counts)]
-    freq, _ = ref.viterbi_counts(words, list(data[2]), kept, kept_scores, 16)
-    order = prune_order(kept, *ref.prune_keys(kept, kept_scores, freq, sum(data[2]), 16), 256)
+    freq, _ = ref.viterbi_counts(words, list(data[2]), list(kept), kept_scores, 16)
+    order = prune_order(kept, *ref.prune_keys(list(kept), kept_scores, freq, sum(data[2]), 16), 256)
     dropped = set(order[:len(kept) - done.size])
-    assert done.tokens == [t for i, t in enumerate(kept) if i not in dropped]
+    assert list(done.tokens) == [t for i, t in enumerate(kept) if i not in dropped]
 
 
 def counts_sorted(counts):
@@ -368,31 +369,32 @@ def test_m_step_equals_the_plain_version(data):
                                   st.floats(0.0, 50.0), min_size=len(tokens), max_size=len(tokens)))
     floor = data.draw(st.integers(3, len(tokens)))
     for values in (expected, array("d", expected)):
-        kept, scores = m_step(tokens, values, 3, floor)
-        assert (kept, scores.tolist()) == m_step_plain(tokens, values, 3, floor)
+        kept, scores = m_step(PackedTokens.of(tokens), values, 3, floor)
+        assert (list(kept), scores.tolist()) == m_step_plain(tokens, values, 3, floor)
 
 
-@pytest.mark.parametrize("tokens, message", [
-    ([(0,), (), (1,)], r"token 1 is empty"),
-    ([(0,), (1, -1)], r"token 1: symbol -1 is not in \[0, 2\*\*31\)"),
-    ([(0,), (1, 2**31)], r"token 1: symbol 2147483648 is not in \[0, 2\*\*31\)"),
+@pytest.mark.parametrize("tokens, error, message", [
+    (PackedTokens.of([(0,), (), (1,)]), ValueError, r"token 1 is empty"),
+    (PackedTokens.of([(0,), (1, -1)]), ValueError, r"token 1: symbol -1 is not in \[0, 2\*\*31\)"),
+    ([(0,), (1,)], TypeError, r"tokens must be a PackedTokens \(tokfx._packed_tokens\), not list"),
 ])
-def test_passes_refuse_bad_tokens(tokens, message):
+def test_passes_refuse_bad_tokens(tokens, error, message):
     scores = [-1.0] * len(tokens)
     data = packed([[0]], [1])
     for call in (lambda: e_step(*data, tokens, scores, 4), lambda: viterbi_counts(*data, tokens, scores, 4),
                  lambda: prune_keys(tokens, scores, array("q", [1] * len(tokens)), 1, 4)):
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(error, match=message):
             call()
 
 
-def test_passes_skip_none_tokens_as_the_twin():
-    tokens = [(0,), (1,), None, (0, 1), None, (1, 0), (0, 1)]
+def test_passes_leave_out_repeated_tokens_as_the_twin():
+    tokens = [(0,), (1,), (0,), (0, 1), (1,), (1, 0), (0, 1)]
     scores = [-2.0, -2.5, -0.1, -1.0, -0.2, -1.5, -0.5]
     pieces, counts = [[0, 1, 0, 1], [1, 0], [0]], [3, 1, 2]
-    expected, likelihood = e_step(*packed(pieces, counts), tokens, scores, 4)
+    expected, likelihood = e_step(*packed(pieces, counts), PackedTokens.of(tokens), scores, 4)
     assert (list(expected), likelihood) == ref.e_step(pieces, counts, tokens, scores, 4)
-    freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), tokens, scores, 4)
+    assert expected[2] == expected[4] == expected[6] == 0.0
+    freq, corpus_tokens = viterbi_counts(*packed(pieces, counts), PackedTokens.of(tokens), scores, 4)
     assert (list(freq), corpus_tokens) == ref.viterbi_counts(pieces, counts, tokens, scores, 4)
 
 
@@ -421,7 +423,7 @@ def test_prune_order_equals_the_plain_sort(data):
                                            max_size=size)))
     alphabet_size = data.draw(st.integers(0, size))
     plain = sorted(range(alphabet_size, size), key=lambda i: (kinds[i], values[i], tokens[i]))
-    assert prune_order(tokens, kinds, values, alphabet_size) == plain
+    assert prune_order(PackedTokens.of(tokens), kinds, values, alphabet_size) == plain
 
 
 def test_sentencepiece_prune_drops_unused_and_split_tokens_outright(english):
@@ -432,11 +434,11 @@ def test_sentencepiece_prune_drops_unused_and_split_tokens_outright(english):
     size = max(660, int(len(tokens) * 0.75))
     done = prune(*data, tokens, scores, size, 256, 16, floor=600)
     # The twin's keys: kind 0 (unused or split), 1 (with its loss), 2 (no alternative).
-    freq, _ = ref.viterbi_counts([list(w) for w in sorted(counts)], list(data[2]), tokens, scores, 16)
-    kinds, values = ref.prune_keys(tokens, scores, freq, sum(data[2]), 16)
+    freq, _ = ref.viterbi_counts([list(w) for w in sorted(counts)], list(data[2]), list(tokens), scores, 16)
+    kinds, values = ref.prune_keys(list(tokens), scores, freq, sum(data[2]), 16)
     kept = set(done.tokens)
     learned = range(256, len(tokens))
-    assert tokens[:256] == done.tokens[:256]
+    assert list(tokens)[:256] == list(done.tokens)[:256]
     assert any(kinds[i] == 0 for i in learned) and not any(tokens[i] in kept for i in learned if kinds[i] == 0)
     assert all(tokens[i] in kept for i in learned if kinds[i] == 2)
     losses_kept = [values[i] for i in learned if kinds[i] == 1 and tokens[i] in kept]

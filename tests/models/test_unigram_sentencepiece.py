@@ -62,7 +62,7 @@ def test_seed_holds_every_piece_sentencepiece_seeds(tmp_path):
     alphabet = Alphabet.named("chars", characters="".join(chars))
     packed = packed_words(dict(sorted(tokfx.count_pretokens(lines, "sentencepiece", []).items())), alphabet)
     tokens, _ = seed_vocabulary(*packed, alphabet.size, alphabet.size + size, 16, seed_classes(alphabet))
-    ours = {"".join(chars[s - alphabet.char_base] for s in t) for t in tokens[alphabet.size:]}
+    ours = {"".join(chars[s - alphabet.char_base] for s in t) for t in list(tokens)[alphabet.size:]}
     assert len(ours) == size and len(theirs) > size * 0.8
     assert theirs <= ours
     # ... which the most frequent n-grams (the "ngrams" recipe) miss, and whole pre-tokens always
@@ -93,7 +93,7 @@ def test_seed_with_line_ends_holds_every_piece_sentencepiece_seeds(tmp_path):
     seeds = {}
     for context, line_ends in (("pretoken", None), ("line", piece_line_ends(ordered, at_line_end, alphabet, packed[1]))):
         tokens, _ = seed_vocabulary(*packed, alphabet.size, 10_000, 16, seed_classes(alphabet), line_ends)
-        seeds[context] = {"".join(chars[s - alphabet.char_base] for s in t) for t in tokens[alphabet.size:]}
+        seeds[context] = {"".join(chars[s - alphabet.char_base] for s in t) for t in list(tokens)[alphabet.size:]}
     assert len(theirs) > 10 and theirs <= seeds["line"]
     assert {"\u2581dog", "\u2581mat"} <= theirs - seeds["pretoken"]
 

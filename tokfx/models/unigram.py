@@ -10,7 +10,8 @@ digamma(total), dropping tokens expected fewer than 0.5 times), and a prune to
 `shrinking_factor` x the size of the tokens whose removal loses the least likelihood, as
 sentencepiece's PruneSentencePieces estimates it, down to the target ("ngrams") or to 1.1 x it,
 then the best by score ("sentencepiece"). After the last prune, EM again. Cores: tokfx._ngrams
-(seed_substrings, top_ngram_counts), tokfx._unigram (e_step, viterbi_counts, prune_keys), and
+(seed_substrings, top_ngram_counts), tokfx._unigram (e_step, viterbi_counts, prune_keys) over the
+tokens held packed (tokfx._packed_tokens, no tuple per token: issue 26), and
 tokfx._training_steps for the steps between them (numpy is not imported: bench/README.md, issue 26).
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from tokfx._count_table import packed_counts
 from tokfx._ngrams import SEED_INHERITED, SEED_INVALID, SEED_SPACE, seed_substrings, top_ngram_counts
+from tokfx._packed_tokens import PackedTokens
 from tokfx._training_steps import (below_threshold, floored, key_order, kept_expected, piece_ends_counts,
                                    symbol_counts)
 from tokfx._unigram import digamma, digammas, e_step, prune_keys, viterbi_counts
@@ -47,7 +49,7 @@ FINAL_SLACK = 1.1
 
 def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size: int, seed_size: int,
                     max_width: int, classes: array | None = None,
-                    line_ends: array | None = None) -> tuple[list[tuple[int, ...]], array]:
+                    line_ends: array | None = None) -> tuple[PackedTokens, array]:
     """Every base symbol, then `seed_size - alphabet_size` substrings of 2..max_width symbols:
     with `classes` (seed_classes), sentencepiece's seed (_ngrams.seed_substrings: the valid,
     branching substrings of the highest count x length, a line's end another follower than a
@@ -57,11 +59,13 @@ def seed_vocabulary(symbols: array, offsets: array, counts: array, alphabet_size
     base_counts = symbol_counts(symbols, offsets, counts, alphabet_size)
     how_many = max(0, seed_size - alphabet_size)
     if classes is None:
-        grams = top_ngram_counts(symbols, offsets, counts, how_many, max_width)
+        *grams, gram_counts = top_ngram_counts(symbols, offsets, counts, how_many, max_width)
     else:
-        grams = seed_substrings(symbols, offsets, counts, how_many, max_width, classes, line_ends)
-    tokens = [(s,) for s in range(alphabet_size)] + [gram for gram, _ in grams]
-    weight = [float(c) for c in base_counts] + [float(c * len(g)) for g, c in grams]
+        *grams, gram_counts = seed_substrings(symbols, offsets, counts, how_many, max_width, classes, line_ends)
+    grams = PackedTokens(*grams)
+    singles = PackedTokens(array("i", range(alphabet_size)), array("q", range(alphabet_size + 1)))
+    tokens = singles + grams
+    weight = [float(c) for c in base_counts] + [float(c * grams.width(i)) for i, c in enumerate(gram_counts)]
     total = math.log(sum(weight)) if sum(weight) > 0 else 0.0
     scores = array("d", [math.log(w) - total if w > 0 else 0.0 for w in weight])
     return tokens, floored(scores, 0.0, bytes(w > 0 for w in weight), BELOW_LOWEST)
@@ -110,8 +114,8 @@ def piece_line_ends(ordered: Mapping[bytes, int], at_line_end: Mapping[bytes, in
     return piece_ends_counts(key_offsets, offsets, per_key)
 
 
-def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_size: int,
-           floor: int) -> tuple[list[tuple[int, ...]], array]:
+def m_step(tokens: PackedTokens, expected: Sequence[float], alphabet_size: int,
+           floor: int) -> tuple[PackedTokens, array]:
     """Drop the tokens (not base symbols) expected fewer than EXPECTED_THRESHOLD times, fewest
     first (ties by symbols), never below `floor` tokens; score the rest digamma(expected) -
     digamma(sum of the expected counts at or above the threshold). The kept keep their order."""
@@ -120,13 +124,13 @@ def m_step(tokens: list[tuple[int, ...]], expected: Sequence[float], alphabet_si
     low = below_threshold(values, alphabet_size, n, EXPECTED_THRESHOLD)
     room = max(0, n - floor)
     if len(low) > room:
-        low = sorted(low, key=lambda i: (expected[i], tokens[i]))[:room]
+        low = tokens.order(low, values)[:room]
     kept, kept_values, counted, total = kept_expected(values, n, low, EXPECTED_THRESHOLD)
     log_total = digamma(total) if total > 0 else 0.0
-    return [tokens[i] for i in kept], floored(digammas(kept_values), log_total, counted, BELOW_LOWEST)
+    return tokens.select(kept), floored(digammas(kept_values), log_total, counted, BELOW_LOWEST)
 
 
-def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Sequence[float],
+def prune_order(tokens: PackedTokens, kinds: Sequence[int], values: Sequence[float],
                 alphabet_size: int) -> list[int]:
     """The ids of the tokens that are not base symbols, those to drop first first, by
     prune_keys' (kind, value), then by symbols: tokens unused by the Viterbi segmentations or
@@ -137,7 +141,7 @@ def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Seq
     ids, runs = key_order(kinds if isinstance(kinds, array) else array("b", kinds),
                           values if isinstance(values, array) else array("d", values), alphabet_size)
     for first, last in runs:
-        ids[first:last] = sorted(ids[first:last], key=tokens.__getitem__)
+        ids[first:last] = tokens.order(ids[first:last])
     return ids
 
 
@@ -145,12 +149,12 @@ def prune_order(tokens: list[tuple[int, ...]], kinds: Sequence[int], values: Seq
 class Round:
     """One prune: the tokens kept (in their order), their scores, the Viterbi corpus tokens."""
     size: int
-    tokens: list[tuple[int, ...]]
+    tokens: PackedTokens
     scores: array
     corpus_tokens: int
 
 
-def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int, ...]],
+def prune(symbols: array, offsets: array, counts: array, tokens: PackedTokens,
           scores: Sequence[float], size: int, alphabet_size: int, max_width: int,
           floor: int | None = None) -> Round:
     """Keep `size` tokens: every base symbol, and the rest in prune_order's reverse. With a
@@ -168,7 +172,7 @@ def prune(symbols: array, offsets: array, counts: array, tokens: list[tuple[int,
         drop = min(max(drop, kind.count(0)), len(kind) - kind.count(2), len(tokens) - floor)
     dropped = set(order[:drop])
     kept = [i for i in range(len(tokens)) if i not in dropped]
-    return Round(len(kept), [tokens[i] for i in kept], array("d", (scores[i] for i in kept)), corpus_tokens)
+    return Round(len(kept), tokens.select(kept), array("d", (scores[i] for i in kept)), corpus_tokens)
 
 
 class UnigramTrainer(Trainer):
@@ -245,7 +249,7 @@ class UnigramTrainer(Trainer):
             progress.report(f"unigram: round {step}: {done.summary}")
         # Learned tokens by score, highest first, ties by symbols (as sentencepiece orders pieces);
         # those past `final` go (sentencepiece's FinalizeSentencePieces).
-        order = sorted(range(alphabet.size, len(tokens)), key=lambda i: (-scores[i], tokens[i]))
+        order = tokens.order(range(alphabet.size, len(tokens)), array("d", (-s for s in scores)))
         ids = list(range(alphabet.size)) + order[:max(0, final - alphabet.size)]
         progress.report(f"unigram: {len(tokens) + specials:,} tokens in {time.perf_counter() - start:.2f} s")
         params = {"vocab_size": target.vocab_size, "seed_size": p.seed_size,
@@ -268,12 +272,12 @@ class EmRound:
     """One round: EM (leaving `em_size` tokens), then, unless the size was reached, a prune; the
     tokens and scores after it."""
     em_size: int
-    tokens: list[tuple[int, ...]]
+    tokens: PackedTokens
     scores: array
     summary: str
 
 
-def em_rounds(packed: tuple[array, array, array], tokens: list[tuple[int, ...]], scores: Sequence[float],
+def em_rounds(packed: tuple[array, array, array], tokens: PackedTokens, scores: Sequence[float],
               final: int, alphabet_size: int, p: UnigramTrainer.Params, stop: int | None = None,
               drop_unused: bool = False, uncounted: int = 0):
     """The rounds down to `stop` tokens (default `final`); the last is EM alone, once EM leaves at
