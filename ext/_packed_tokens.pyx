@@ -9,6 +9,7 @@ Twin: a list of tuples (tests/models/test_packed_tokens.py compares the two).
 from array import array
 
 from cpython.array cimport array as c_array, clone
+from cpython.list cimport PyList_GET_ITEM
 from cpython.long cimport PyLong_FromLong
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
@@ -41,6 +42,10 @@ cdef extern from *:
                       const double* keys) except + nogil
 
 cdef c_array INT32 = array("i")
+# The tuples of a vocabulary share one int object per symbol below this (a chars alphabet's
+# symbols are no small ints: the trained tokenizer's 32,000 tuples of new ints were 4.6 MB of
+# a Unigram trainer's peak, issue 26).
+cdef Py_ssize_t SHARED_INTS = 1 << 16
 cdef c_array INT64 = array("q")
 
 
@@ -49,6 +54,7 @@ cdef class PackedTokens:
     instance's own (neither is changed once given)."""
     cdef readonly c_array symbols  # array('i')
     cdef readonly c_array offsets  # array('q'), one more than the tokens, from 0 up to len(symbols)
+    cdef list _ints  # made on the first tuple: the int objects of the symbols 0..SHARED_INTS-1
 
     def __init__(self, c_array symbols not None, c_array offsets not None):
         """From the arrays themselves (not copied): symbols array('i'), offsets array('q')."""
@@ -91,9 +97,16 @@ cdef class PackedTokens:
         k = self._id(k)
         cdef int64_t start = self.offsets.data.as_longlongs[k]
         cdef Py_ssize_t j, width = self.offsets.data.as_longlongs[k + 1] - start
+        cdef int32_t value
+        if self._ints is None:
+            self._ints = list(range(min(max(self.symbols, default=-1) + 1, SHARED_INTS)))
         token = PyTuple_New(width)
         for j in range(width):
-            symbol = PyLong_FromLong(self.symbols.data.as_ints[start + j])
+            value = self.symbols.data.as_ints[start + j]
+            if 0 <= value < len(self._ints):
+                symbol = <object>PyList_GET_ITEM(self._ints, value)
+            else:
+                symbol = PyLong_FromLong(value)
             Py_INCREF(symbol)  # PyTuple_SET_ITEM steals one
             PyTuple_SET_ITEM(token, j, symbol)
         return token
