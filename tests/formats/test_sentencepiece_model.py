@@ -17,8 +17,9 @@ from conftest import CORPUS_FILES, corpus_text, fixture_path
 from sentencepiece_models import FIXTURE_MODELS, FIXTURE_TEXTS, MODELS, TEXT
 from tokfx.formats import sentencepiece_model as spm_model
 from tokfx.formats.protobuf_wire import MessageReader, bytes_field, float_field, string_field, varint, varint_field
-from tokfx.formats.sentencepiece_model import (NormalizerSpec, Piece, SentencePieceModel,
-                                               read_sentencepiece_model, write_sentencepiece_model)
+from tokfx.formats.sentencepiece_model import (NormalizerSpec, Piece, PieceColumns, SentencePieceModel,
+                                               read_sentencepiece_model, serialize_sentencepiece_model,
+                                               write_sentencepiece_model)
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.formats.sentencepiece_tokenizer import model_normalizer
 from tokfx.normalizers.surrogates import replace_lone_surrogates
@@ -30,6 +31,20 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 def _rule_charsmap(rule_name: str) -> bytes:
     spec = sentencepiece.SentencePieceNormalizer(rule_name=rule_name).serialized_normalizer_spec()
     return dict((number, value) for number, _, value in MessageReader(spec, "spec", "", {})).get(2, b"")
+
+
+@pytest.mark.parametrize("name", ALL_MODELS[:3])
+def test_pieces_as_columns_are_the_tuple_of_pieces(sentencepiece_models, name):
+    model = read_sentencepiece_model(sentencepiece_models.path(name))
+    texts, scores, types = (list(column) for column in zip(*model.pieces))
+    columns = PieceColumns(texts, scores, types)
+    assert columns == model.pieces and tuple(columns) == model.pieces and len(columns) == len(model.pieces)
+    assert columns[3] == model.pieces[3] and columns[-1] == model.pieces[-1] and columns[2:9:3] == model.pieces[2:9:3]
+    written = serialize_sentencepiece_model(dataclasses.replace(model, pieces=columns))
+    assert written == serialize_sentencepiece_model(model)
+    assert columns != PieceColumns(texts[::-1], scores[::-1], types[::-1])
+    with pytest.raises(ValueError, match="3 texts, 2 scores and 3 types"):
+        PieceColumns(["a", "b", "c"], [0.0, 0.0], ["normal"] * 3)
 
 
 @pytest.mark.parametrize("name", ALL_MODELS)

@@ -55,3 +55,11 @@ def test_packed_tokens_refuse_what_they_cannot_hold():
         packed.order([-1])
     with pytest.raises(ValueError, match="1 keys for 2 tokens"):
         packed.order([0, 1], [0.0])
+
+
+def test_tuples_share_one_int_object_per_symbol_below_65536():
+    packed = PackedTokens.of([(300, 40_000), (40_000, 300, 70_000), (70_000,)])
+    first, second, third = packed[0], packed[1], packed[2]
+    assert first[0] is second[1] and first[1] is second[0]  # shared: no new int per symbol
+    assert (first, second, third) == ((300, 40_000), (40_000, 300, 70_000), (70_000,))
+    assert second[2] == third[0] == 70_000  # above the shared ints: made as read

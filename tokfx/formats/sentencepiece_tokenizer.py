@@ -28,7 +28,7 @@ import re
 from itertools import chain, count
 
 from tokfx.alphabet import Alphabet, fallback_byte_scores, unknown_score
-from tokfx.formats.sentencepiece_model import DEFAULT_UNK_SURFACE, NormalizerSpec, Piece, SentencePieceModel
+from tokfx.formats.sentencepiece_model import DEFAULT_UNK_SURFACE, NormalizerSpec, PieceColumns, SentencePieceModel
 from tokfx.formats.untrusted import TokenizerFileError
 from tokfx.limits import MAX_UNKNOWN_TEXT_CHARS
 from tokfx.normalizers.sentencepiece import SPACE_SYMBOL, SentencePieceNormalizer
@@ -119,40 +119,45 @@ def sentencepiece_model(tokenizer) -> tuple[SentencePieceModel, str | None]:
     control = {i: name for name, i in tokenizer.control_tokens.items()}
     bpe = tokenizer.segmenter == "bpe"
     rank = {merged: r for r, merged in enumerate(dict.fromkeys(m for _, _, m in tokenizer.merge_ids))}
-    pieces = []
+    texts, scores, types = [], [], []
     for i, token in enumerate(tokens):
+        score, kind = 0.0, "normal"
         if i in special:
-            pieces.append(Piece(special[i], 0.0, "user_defined"))
+            text, kind = special[i], "user_defined"
         elif i in control:
-            kind = "unknown" if control[i] == UNKNOWN_PIECE and alphabet.unknown is None else "control"
-            pieces.append(Piece(control[i], 0.0, kind))
+            text = control[i]
+            kind = "unknown" if text == UNKNOWN_PIECE and alphabet.unknown is None else "control"
         elif token == unknown_token:
-            pieces.append(Piece(None, 0.0, "unknown"))  # named below, apart from every other piece
+            text, kind = None, "unknown"  # named below, apart from every other piece
         elif token[0] < alphabet.char_base:
-            pieces.append(Piece(f"<0x{token[0]:02X}>", 0.0, "byte"))
+            text, kind = f"<0x{token[0]:02X}>", "byte"
         else:
             text = alphabet.decode(token)
             # BPE: minus the merge rank; characters after every merged piece, as sentencepiece
             # orders them (their scores steer nothing).
             score = -float(rank.get(i, len(rank) + i)) if bpe else tokenizer.scores[i]
-            pieces.append(Piece(text, score, "normal"))
+        texts.append(text)
+        scores.append(score)
+        types.append(kind)
     note = None
     # Named apart from every piece: sentencepiece refuses a name given twice (a text's own
     # "<unk>" learned as a piece). Only pieces like the candidates are kept to compare, and the
     # candidates are made one at a time (a set of every piece, and a tuple of as many candidate
     # names, were 4 MB of a trainer's peak when it saves 32,000 pieces: issue 26).
-    taken = {p.piece for p in pieces if p.piece is not None and p.piece.startswith("<unk")}
+    taken = {text for text in texts if text is not None and text.startswith("<unk")}
     name = next(n for n in chain([UNKNOWN_PIECE], (f"<unk{k}>" for k in count(1))) if n not in taken)
-    if any(p.piece is None for p in pieces):
-        pieces = [p._replace(piece=name) if p.piece is None else p for p in pieces]
-    elif not any(p.type == "unknown" for p in pieces):
-        pieces.append(Piece(name, 0.0, "unknown"))
-        note = (f"sentencepiece needs an unknown piece: {name} added as id {len(pieces) - 1},"
+    if None in texts:
+        texts = [name if text is None else text for text in texts]
+    elif "unknown" not in types:
+        texts.append(name)
+        scores.append(0.0)
+        types.append("unknown")
+        note = (f"sentencepiece needs an unknown piece: {name} added as id {len(texts) - 1},"
                 " which encoding never produces")
     normalizer = tokenizer.normalizer
     spec = NormalizerSpec(normalizer.name, normalizer.charsmap, normalizer.add_dummy_prefix,
                           normalizer.remove_extra_whitespaces, normalizer.escape_whitespaces)
-    model = SentencePieceModel(tuple(pieces), "bpe" if bpe else "unigram", alphabet.unknown is None,
+    model = SentencePieceModel(PieceColumns(texts, scores, types), "bpe" if bpe else "unigram", alphabet.unknown is None,
                                alphabet.unknown or DEFAULT_UNK_SURFACE,
                                treat_whitespace_as_suffix=normalizer.treat_whitespace_as_suffix,
                                normalizer=spec)
