@@ -51,8 +51,11 @@ def steps(kind: str, tokenizer_pickle: str | None) -> None:
         import beam_jobs.records  # noqa: F401
         mark("the steps' modules")
         with open(tokenizer_pickle, "rb") as f:
-            pickle.load(f).load()
+            tokenizer = pickle.load(f).load()
+        # The RSS with the tokenizer held, as a worker holds it (before 2026-11-27 it was dropped
+        # first: what its building left behind was counted, not the tokenizer).
         mark("tokenizer loaded")
+        del tokenizer
     print(json.dumps(out))
 
 

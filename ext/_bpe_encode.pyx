@@ -75,7 +75,8 @@ cdef class BPEEncoder:
     cdef vector[int32_t] _next
     cdef vector[int32_t] _prev
     cdef vector[int32_t] _out
-    cdef list _id_objects  # id_list.id_objects
+    cdef list _id_objects  # id_list.id_objects, built on the first list returned (_out_as_list)
+    cdef int32_t _max_id  # the highest id the encoder can return
     # The demolition table: id t becomes _demolition_ids[_demolition_start[t]:...[t + 1]].
     cdef bint _demolish
     cdef vector[int64_t] _demolition_start
@@ -100,7 +101,10 @@ cdef class BPEEncoder:
 
     def __init__(self, merges, symbol_ids, cache_size=1 << 18, cjk_prefix_ids=None, char_ids=None,
                  demolition=None, unknown_symbol=None, rank_by_id=False, whole_tokens=None):
-        """symbol_ids: the token id of each base symbol of the alphabet (tokfx.alphabet): 256
+        """merges: (left id, right id, merged id) in rank order, or an array('i') of them flat,
+        three ids per merge (as a Tokenizer holds them: no Python tuple per merge).
+
+        symbol_ids: the token id of each base symbol of the alphabet (tokfx.alphabet): 256
         bytes; with cjk_prefix_ids (its remap) 512 + len(groups) symbols; with char_ids (a chars
         alphabet: code point -> symbol, -1 if not covered) its characters after those; with
         unknown_symbol (0: a chars alphabet without byte fallback) that symbol, then the characters.
@@ -135,9 +139,16 @@ cdef class BPEEncoder:
             one = b
             map_symbols(&self._map, &one, 1, &symbol)  # one byte is one symbol
             self._single_ids[b] = self._symbol_ids[symbol]
-        merges = list(merges)
+        if isinstance(merges, array) and merges.typecode == "i":
+            if len(merges) % 3:
+                raise ValueError(f"flat merges hold three ids per merge, got {len(merges)} ids")
+            count = len(merges) // 3
+            merges = zip(*[iter(merges)] * 3)  # one tuple at a time
+        else:
+            merges = list(merges)
+            count = len(merges)
         slots = 2
-        while slots < 2 * len(merges):
+        while slots < 2 * count:
             slots *= 2
         self._rank_slots.assign(slots, RankSlot(EMPTY_PAIR, NO_RANK, 0))
         self._merges_in.assign(max(symbol_ids, default=0) + 1, False)
@@ -166,7 +177,7 @@ cdef class BPEEncoder:
             self._whole_tokens = dict(whole_tokens)
             for token_id in self._whole_tokens.values():
                 max_id = max(max_id, _checked_id(token_id))
-        self._id_objects = id_objects(max_id)
+        self._max_id = max_id
         self._joined = -1
         self._by_runs = (self._map.char_ids != NULL and not self._map.remap and not self._demolish
                          and self._whole_tokens is None)
@@ -501,6 +512,10 @@ cdef class BPEEncoder:
         return 0
 
     cdef list _out_as_list(self):
+        # Built here, not in __init__: a pipeline worker encodes to arrays (encode_to_array) and
+        # never needs the Python int of every id (2 MB for GPT-2).
+        if self._id_objects is None:
+            self._id_objects = id_objects(self._max_id)
         return ids_as_list(self._out, self._id_objects)
 
 

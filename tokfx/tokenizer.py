@@ -78,9 +78,11 @@ class Tokenizer:
         if len(tokens) > MAX_TOKENS:
             raise ValueError(f"{len(tokens):,} tokens: at most {MAX_TOKENS:,} (tokfx.limits)")
         self.alphabet = alphabet
-        # _held: the tokens as a Tokenizer holds them, from one (a pickle: __reduce__), checked then.
+        # _held: the tokens and merges as a Tokenizer holds them, from one (a pickle: __reduce__),
+        # checked then.
         self._tokens = list(tokens) if _held else [alphabet.token(t) for t in tokens]
-        self._merges = [tuple(m) for m in merges]
+        if not _held:
+            merges = [tuple(m) for m in merges]
         self._special = dict(special_tokens or {})
         self._control = dict(control_tokens or {})
         self.algorithm = algorithm
@@ -108,32 +110,29 @@ class Tokenizer:
         self.scores = None if scores is None else [None if s is None else float(s) for s in scores]
         self._carries_score = segmenter == "likelihood" and self.segmenter_params.get("float_bits") == 32
         if not _held:
-            self._check()
-        # By token; where tokens share symbols, an ordinary token's id wins over a special or
-        # control token's, then the lower id.
-        self._ids_by_token: dict = {}
-        reserved = set(self._special.values()) | set(self._control.values())
-        for i in [i for i in range(len(self._tokens)) if i not in reserved] + sorted(reserved):
-            self._ids_by_token.setdefault(self._tokens[i], i)
+            self._check(merges)
+        # The merges as one flat array('i'), three ids each: a tuple of three ints per merge was
+        # 7 MB of a pipeline worker's GPT-2 tokenizer (bench/README.md, per-worker cost).
+        self._merge_ids = merges if _held else array("i", [i for merge in merges for i in merge])
         self.scaffold = scaffold
         if scaffold is not None:
-            if scaffold.alphabet != alphabet or self._merges != scaffold.normal_merges:
+            if scaffold.alphabet != alphabet or self.merge_ids != scaffold.normal_merges:
                 raise ValueError("scaffold: its alphabet or normal merges differ from the tokenizer's")
             scaffold.check_model(self._tokens, self._special.values())
         if pipeline is not None:
             pipeline.fit(self)
         takes = get_segmenter(segmenter)
         self._encoder = takes.build(
-            tokens=self._tokens, merges=self._merges,
-            symbol_ids=base_symbol_ids(self._ids_by_token, alphabet) if takes.needs_base_symbols else None,
-            special_ids=reserved, alphabet=alphabet, scaffold=scaffold,
-            scores=self.scores, pipeline=pipeline, **self.segmenter_params)
+            tokens=self._tokens, merges=self._merge_ids,
+            symbol_ids=base_symbol_ids(self._ids_of(max_symbols=1), alphabet) if takes.needs_base_symbols else None,
+            special_ids=set(self._special.values()) | set(self._control.values()), alphabet=alphabet,
+            scaffold=scaffold, scores=self.scores, pipeline=pipeline, **self.segmenter_params)
 
     def with_segmenter(self, segmenter: str, **params) -> "Tokenizer":
         """The same vocabulary segmented another way (params: tokfx.segmenters; `max_width` and
         `seed` are kept from the current segmenter unless given, where both take them)."""
         takes = get_segmenter(segmenter)
-        if takes.needs_merges and not self._merges and self.vocab_size > self.alphabet.size + len(self._special):
+        if takes.needs_merges and not self._merge_ids and self.vocab_size > self.alphabet.size + len(self._special):
             raise ValueError(f"segmenter {segmenter!r} needs merges, and this vocabulary has none: use"
                              " pathpiece-l, pathpiece-r or greedy")
         if takes.needs_scores and self.scores is None:
@@ -142,10 +141,26 @@ class Tokenizer:
         for name in ("max_width", "seed"):
             if name in self.segmenter_params and name in takes.defaults:
                 params = {name: self.segmenter_params[name], **params}
-        return Tokenizer(self._tokens, self._merges, self._special, self.pattern, self.algorithm,
+        return Tokenizer(self._tokens, self.merge_ids, self._special, self.pattern, self.algorithm,
                          self.params, self.alphabet, segmenter, params, self.scaffold, self.scores,
                          None if self.pipeline else self.normalizer, self._control, self.pipeline,
                          self.framing)
+
+    def _ids_of(self, max_symbols: int | None = None) -> dict:
+        """{token: id} (of the tokens of at most `max_symbols` symbols); where tokens share
+        symbols, an ordinary token's id wins over a special or control token's, then the lower id."""
+        reserved = set(self._special.values()) | set(self._control.values())
+        ids: dict = {}
+        for i in [i for i in range(len(self._tokens)) if i not in reserved] + sorted(reserved):
+            if max_symbols is None or len(self._tokens[i]) <= max_symbols:
+                ids.setdefault(self._tokens[i], i)
+        return ids
+
+    @cached_property
+    def _ids_by_token(self) -> dict:
+        """{token: id} of every token (_ids_of), built on the first token_to_id: encoding needs
+        only the base symbols' ids, and the map was 4 MB of a worker's GPT-2 tokenizer."""
+        return self._ids_of()
 
     @cached_property
     def _packed(self) -> list[bytes]:
@@ -153,7 +168,7 @@ class Tokenizer:
         symbol. Built on the first decode, so training does not pay for it."""
         return [array("i", t).tobytes() for t in self._tokens]
 
-    def _check(self) -> None:
+    def _check(self, merges: list[tuple]) -> None:
         """What every tokenizer holds, so that whatever is built can be saved and loaded again:
         the ids of special tokens and merges in range, sizes within tokfx.limits."""
         n = len(self._tokens)
@@ -176,21 +191,21 @@ class Tokenizer:
         if self.alphabet.name != "bytes":
             # With no token empty, a merged token is its two shorter parts joined (checked
             # below), so checking the symbols of the others checks every token.
-            merged_ids = {m for _, _, m in self._merges}
+            merged_ids = {m for _, _, m in merges}
             size = self.alphabet.size
             for i, token in enumerate(self._tokens):
                 if not token or (i not in merged_ids and not 0 <= min(token) <= max(token) < size):
                     raise ValueError(f"token {i} is empty or has a symbol outside the alphabet 0..{size - 1}")
-        ids = [i for merge in self._merges for i in merge]
+        ids = [i for merge in merges for i in merge]
         # One pass over all ids at once (a trained 32K vocabulary pays 0.02 s, not 0.06 s);
         # only when it fails is the first bad merge looked for.
-        if any(len(merge) != 3 for merge in self._merges) or not set(map(type, ids)) <= {int} \
+        if any(len(merge) != 3 for merge in merges) or not set(map(type, ids)) <= {int} \
                 or (ids and not 0 <= min(ids) <= max(ids) < n):
-            rank, merge = next((r, m) for r, m in enumerate(self._merges) if len(m) != 3
+            rank, merge = next((r, m) for r, m in enumerate(merges) if len(m) != 3
                                or set(map(type, m)) != {int} or not all(0 <= i < n for i in m))
             raise ValueError(f"merges[{rank}] {merge}: expected three ids in 0..{n - 1}")
         tokens = self._tokens
-        for rank, (left, right, merged) in enumerate(self._merges):
+        for rank, (left, right, merged) in enumerate(merges):
             if tokens[left] + tokens[right] != tokens[merged]:
                 raise ValueError(f"merges[{rank}]: token {merged} is not token {left} + token {right}")
 
@@ -217,7 +232,7 @@ class Tokenizer:
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         """Merges as pairs of tokens (byte strings, or symbol tuples for cjk), in rank order."""
-        return [(self._tokens[left], self._tokens[right]) for left, right, _ in self._merges]
+        return [(self._tokens[left], self._tokens[right]) for left, right, _ in self.merge_ids]
 
     def _require_bytes(self, what: str) -> None:
         if self.alphabet.name != "bytes":
@@ -227,7 +242,9 @@ class Tokenizer:
 
     @property
     def merge_ids(self) -> list[tuple[int, int, int]]:
-        return list(self._merges)
+        """Merges as (left id, right id, merged id), in rank order."""
+        merges = self._merge_ids
+        return list(zip(merges[0::3], merges[1::3], merges[2::3]))
 
     @property
     def special_tokens(self) -> dict[str, int]:
@@ -611,15 +628,14 @@ class Tokenizer:
 
     def __reduce__(self):
         # Pickled as its tokfx.json (tokenizer_to_dict) without the tokens and merges, which go
-        # as they are held (bytes or symbol tuples; the merge ids as one flat array), so that a
+        # as they are held (bytes or symbol tuples; the merge ids as one flat array('i')), so that a
         # tokenizer crosses to another process (multiprocessing, a pipeline worker) whatever
         # built it: its native cores and text stages (closures) are rebuilt, not copied. A
         # pickle is trusted input, as every pickle is: unpickling skips the checks of a file's
         # reading (GPT-2's vocabulary: about 0.05 s of CPU instead of 0.25 s from tokfx.json).
         doc = tokenizer_to_dict(self)
         doc["tokens"], doc["merges"] = [], []
-        merge_ids = array("i", [i for merge in self._merges for i in merge])
-        return (_unpickled, (json.dumps(doc, ensure_ascii=False), self._tokens, merge_ids, self.source))
+        return (_unpickled, (json.dumps(doc, ensure_ascii=False), self._tokens, self._merge_ids, self.source))
 
     def __repr__(self) -> str:
         return (f"Tokenizer(algorithm={self.algorithm!r}, vocab_size={self.vocab_size}, "
@@ -628,9 +644,8 @@ class Tokenizer:
 
 
 def _unpickled(doc: str, tokens: list, merge_ids: array, source: dict | None) -> Tokenizer:
-    merges = list(zip(merge_ids[0::3], merge_ids[1::3], merge_ids[2::3]))
     tokenizer = tokenizer_from_dict(json.loads(doc), partial(Tokenizer, _held=True), "a pickled tokenizer",
-                                    held=(tokens, merges))
+                                    held=(tokens, merge_ids))
     tokenizer.source = source
     return tokenizer
 

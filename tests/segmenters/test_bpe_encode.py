@@ -166,6 +166,28 @@ def test_rank_by_id_and_whole_tokens_match_reference(table, piece, rank_by_id, w
     assert encoder.encode_piece(piece) == expected  # from the cache
 
 
+@settings(max_examples=200, deadline=None)
+@given(tied_merge_tables(), st.lists(pieces, max_size=20), st.booleans())
+def test_flat_merges_build_the_same_encoder(table, piece_list, rank_by_id):
+    """Merges as one array('i'), three ids each (as a Tokenizer holds them), against the twin;
+    ids as an array first, then as a list (whose Python ints are made on the first list)."""
+    merges, ids, _ = table
+    flat = array("i", [i for merge in merges for i in merge])
+    encoder = BPEEncoder(flat, ids, rank_by_id=rank_by_id)
+    expected = [i for piece in piece_list for i in encode_piece(piece, merges, ids, rank_by_id=rank_by_id)]
+    data, ends = b"".join(piece_list), ends_of(piece_list)
+    assert encoder.encode_pieces(data, ends, True).tolist() == expected
+    assert encoder.encode_pieces(data, ends) == expected
+    assert list(flat) == [i for merge in merges for i in merge]  # read, not changed
+
+
+def test_flat_merges_of_a_broken_length_are_refused():
+    with pytest.raises(ValueError, match="three ids per merge"):
+        BPEEncoder(array("i", [97, 98]), range(256))
+    with pytest.raises(ValueError, match="token id"):
+        BPEEncoder(array("i", [0, 1, -5]), range(256))
+
+
 def test_rank_by_id_merges_one_at_a_time():
     """`abab` with ab (id 10) and aba (id 2): merging the first ab makes the pair (ab, a), which
     outranks the second ab; merging both occurrences in one round would give [ab, ab]."""

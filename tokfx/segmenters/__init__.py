@@ -43,7 +43,9 @@ from tokfx.segmenters.unknown_runs import joining_unknown_runs
 @dataclass(frozen=True)
 class Segmenter:
     defaults: Mapping[str, int]  # every parameter it takes, with its default
-    build: Callable  # (tokens=, merges=, symbol_ids=, special_ids=, alphabet=, scaffold=, scores=, **params)
+    # (tokens=, merges= (flat array('i'), three ids a merge), symbol_ids=, special_ids=, alphabet=,
+    # scaffold=, scores=, **params)
+    build: Callable
     needs_merges: bool = False
     needs_scores: bool = False
     # A token for every base symbol of the alphabet (`symbol_ids`); a tokenizer.json's own

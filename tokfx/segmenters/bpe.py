@@ -12,10 +12,11 @@ from tokfx._bpe_encode import every_split_merges as split_merges_core
 from tokfx.alphabet import BYTES, Alphabet
 
 
-def merges_encoder(tokens: Sequence, merges: Sequence[tuple[int, int, int]], symbol_ids: Sequence[int],
+def merges_encoder(tokens: Sequence, merges: array, symbol_ids: Sequence[int],
                    alphabet: Alphabet, scaffold=None, special_ids: Collection[int] = (),
                    ignore_merges: int = 0, rank_by_id: int = 0, **_) -> BPEEncoder:
-    """The encoder of merges (left id, right id, merged id) in rank order; with a Scaffold-BPE
+    """The encoder of merges (left id, right id, merged id) in rank order, flat in an
+    array('i') as a Tokenizer holds them; with a Scaffold-BPE
     `scaffold` (tokfx.segmenters.scaffold_bpe.ScaffoldVocab), its expanded merges, then the
     demolition of its scaffold tokens. `ignore_merges`, `rank_by_id`: tokfx.segmenters."""
     if scaffold is not None:
