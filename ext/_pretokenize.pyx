@@ -104,14 +104,13 @@ cdef enum:
 
 def _build_class_table():
     """Ask `regex` which code points each class holds, a window of code points at a time; keep
-    the distinct 256-entry blocks. By windows, so that no large block is allocated and freed:
-    the whole string of code points (4.4 MB) and a table of all their classes (2.2 MB), freed
-    at import, raised glibc's mmap threshold to 4.4 MB for the rest of the process, whose later
-    large buffers then stayed in its heap (a trainer's peak: bench/README.md, issue 26)."""
+    the distinct 256-entry blocks. By windows, so that the import holds no string of every code
+    point (4.4 MB) and no table of all their classes (2.2 MB): `import tokfx` peaked 1.8 MB
+    higher and took 0.08 s more CPU (bench/README.md, issue 26)."""
     global CLASS_BLOCKS
     cdef c_array window = clone(array("H"), WINDOW, False)
     cdef uint16_t[::1] classes = window
-    cdef Py_ssize_t i, start, end, first, count
+    cdef Py_ssize_t i, start, end, first
     block_index = {}
     for first in range(0, CODE_POINTS, WINDOW):
         text = code_points(first, first + WINDOW)
