@@ -182,8 +182,9 @@ def sentencepiece_refusal(tokenizer) -> str | None:
         return (f"a token holds {'a fallback byte' if tokenizer.alphabet.unknown is None else 'the unknown symbol'},"
                 " which a sentencepiece piece cannot")
     if tokenizer.segmenter == "bpe":
-        learned = list(dict.fromkeys(m for _, _, m in tokenizer.merge_ids))
-        if tokenizer.merge_ids != every_split_merges(ordinary, learned):
+        merge_ids = tokenizer.merge_ids  # made from the flat merges at each read
+        learned = list(dict.fromkeys(m for _, _, m in merge_ids))
+        if merge_ids != every_split_merges(ordinary, learned):
             return ("sentencepiece merges every split of a piece; this tokenizer's merges are only the"
                     " learned pairs (byte-level BPE)")
         return None
