@@ -2,12 +2,13 @@
 freed given back to the system after it (an encoding task, a count table written to its file).
 
 glibc's malloc keeps freed memory inside its heaps (a heap shrinks only from its top), and by
-default glibc gives threads heaps of their own (up to 8 per core): Beam's SDK worker runs bundles and its gRPC channels
-on some 25 threads, and an encoding worker held 16 heaps, each as large as its busiest moment.
-Measured with the GPT-2 tokenizer (bench/README, "Per-worker cost"), one heap took 9 MB off a
-worker's peak and the trim after each task 6-22 MB (by what else made the peak), neither at a
-measurable cost in CPU (a trim takes well under a millisecond); the trims after the counting pass's flushes took 13 MB
-off a 2-worker `tokfx run`'s process tree. Where the C library is not glibc, nothing is done.
+default glibc gives threads heaps of their own (up to 8 per core): Beam's SDK worker runs
+bundles and its gRPC channels on some 25 threads, and an encoding worker held 16 heaps, each as
+large as its busiest moment. Measured with the GPT-2 tokenizer (bench/README, "Per-worker
+cost"), one heap took 9 MB off a worker's peak and the trim after each task 6-22 MB (by what
+else made the peak), neither at a measurable cost in CPU (a trim takes well under a
+millisecond); the trims after the counting pass's flushes took 13 MB off a 2-worker `tokfx
+run`'s process tree. Where the C library is not glibc, nothing is done.
 """
 from __future__ import annotations
 
