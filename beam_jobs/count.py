@@ -36,6 +36,7 @@ from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.pre_tokenizers import PreTokenizer
 from beam_jobs.count_files import new_count_file, read_count_part, write_count_file
+from beam_jobs.memory import release_free_memory
 from beam_jobs.progress import COUNTING, EVERY, PassReporter
 from beam_jobs.read import REJECTED, Policy, TaskReader
 
@@ -168,6 +169,7 @@ class _CountTasks(beam.DoFn):
                 self.tables[kind] = CountTable()
                 yield kind, path
         self.counter = PretokenCounter(self.pretokenizer, self.tables[PRETOKEN])
+        release_free_memory()  # the tables just written (13 MB off a 2-worker `tokfx run` at 100 MB)
 
 
 def _sum_part(job: tuple[int, list[str]], work_dir: str, kind: str, min_count: int,

@@ -27,6 +27,7 @@ from tokfx.formats.documents import Document, utf8_length
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.formats import DEFAULT_FORMATS
 from tokfx.formats.shards.writer import ShardWriter
+from beam_jobs.memory import release_free_memory
 from beam_jobs.plan import ReadTask
 from beam_jobs.progress import ENCODING, EVERY, PassReporter
 from beam_jobs.read import REJECTED, Policy, TaskReader
@@ -198,6 +199,7 @@ class _EncodeTask(beam.DoFn):
         self.tokens.inc(totals.tokens)
         for stage, seconds in totals.usec.items():
             self.usec[stage].inc(int(seconds * 1e6))
+        release_free_memory()  # what the task's reading, row groups and Arrow freed
         seconds = time.perf_counter() - started
         self._log("task %s of %s (%s) done: %s documents, %s tokens, %s rejected, %.1f s, %.1f MB/s",
                   task, f"{totals.documents:,}", f"{totals.tokens:,}",

@@ -68,7 +68,7 @@ def _write_manifest(shards: list[ShardReceipt], tasks: list[TaskReceipt], tokeni
     entries = [s.manifest_entry() for s in shards]
     indexes = _indexes(output_dir, entries)
     manifest = build_manifest({**config, "max_rejected": max_rejected}, tokenizer_file.hash,
-                              tokenizer_file.alphabet(), entries, counts,
+                              tokenizer_file.alphabet, entries, counts,
                               _tokenizer_files(output_dir, tokenizer_dir, tokenizer_file), tokenizer_source,
                               {relative: hashlib.sha256(data).hexdigest() for relative, data in indexes.items()})
     _remove_strays(output_dir, shards, tasks)

@@ -12,6 +12,7 @@ import os
 import sys
 
 from beam_jobs.logs import show_logs
+from beam_jobs.memory import use_one_heap
 
 VERBOSE, QUIET = "--verbose", "--quiet"
 
@@ -22,6 +23,7 @@ def command(verbose: bool, quiet: bool) -> list[str]:
 
 
 def main() -> None:
+    use_one_heap()  # before Beam starts its threads (beam_jobs.memory)
     # Arrow's buffers (the Parquet writer's pages) from malloc, unless the user chose a pool:
     # mimalloc, Arrow's default, keeps what a row group freed, 35-45 MB of a worker's peak.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")

@@ -14,7 +14,8 @@ def test_a_tokenizer_file_loads_the_tokenizer_it_was_made_of():
     assert (file.hash, file.json_bytes()) == (tokenizer_hash(tokenizer), tokenizer_json_bytes(tokenizer))
     assert tokenizer_hash(file.load()) == file.hash
     assert file.load().encode("the mat") == tokenizer.encode("the mat")
-    assert file.alphabet() == {"name": "cjk", "groups": [0x39]}
+    assert file.alphabet == {"name": "cjk", "groups": [0x39]}
+    assert file.alphabet == json.loads(file.json_bytes())["alphabet"]
 
 
 def test_a_shard_receipts_manifest_entry_is_the_schemas_shard_entry():

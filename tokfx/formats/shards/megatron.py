@@ -33,6 +33,14 @@ def token_dtype(vocab_size: int) -> np.dtype:
     return _LITTLE_ENDIAN[dtype_for_vocab(vocab_size)]
 
 
+def ids_bytes(flat: array, dtype: np.dtype) -> memoryview:
+    """The ids of `flat` (array('i')) as the bytes of `dtype`, to write: `flat`'s own memory when
+    it is that dtype already (int32 on a little-endian machine), else one converted copy (not a
+    second one made by tobytes: 4-8 MB a row group less in a worker)."""
+    data = np.frombuffer(flat, dtype=np.int32)
+    return memoryview(data if data.dtype == dtype else data.astype(dtype)).cast("B")
+
+
 class MegatronWriter:
     """Writes `name.bin` as documents arrive and `name.idx` on close, each through `open_file`
     (tokfx.formats.shards.files): the lengths are all it keeps, 4 bytes a document."""
@@ -51,8 +59,7 @@ class MegatronWriter:
     def add_many(self, flat: array, lengths: array) -> None:
         """Documents, one `.bin` write for all: their ids concatenated (array('i')) and the
         number of ids of each (array('i'))."""
-        data = np.frombuffer(flat, dtype=np.int32) if flat else np.zeros(0, np.int32)
-        self._bin.write(data.astype(_LITTLE_ENDIAN[self.typecode]).tobytes())
+        self._bin.write(ids_bytes(flat, _LITTLE_ENDIAN[self.typecode]))
         self._lengths.extend(lengths)
 
     def write_group(self, doc_ids: list[str], flat: array, lengths: array, sources: list[str],
