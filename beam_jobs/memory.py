@@ -22,7 +22,7 @@ M_ARENA_MAX = -8
 def _libc_function(name: str):
     try:
         return getattr(ctypes.CDLL(None), name)  # the process's own C library
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # TypeError: Windows has no CDLL(None)
         return None
 
 

@@ -27,9 +27,22 @@ def test_free_memory_in_the_middle_of_the_heap_is_given_back():
     assert len(kept) == 64
 
 
-def test_it_does_nothing_where_there_is_no_malloc_trim(monkeypatch):
+def test_it_does_nothing_where_there_is_no_malloc_trim_or_mallopt(monkeypatch):
     monkeypatch.setattr(memory, "_MALLOC_TRIM", None)
+    monkeypatch.setattr(memory, "_MALLOPT", None)
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
     memory.release_free_memory()
+    memory.use_one_heap()
+
+
+def test_one_heap_is_asked_for_unless_the_user_set_malloc_arena_max(monkeypatch):
+    calls = []
+    monkeypatch.setattr(memory, "_MALLOPT", lambda option, value: calls.append((option, value)))
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    memory.use_one_heap()
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    memory.use_one_heap()
+    assert calls == [(memory.M_ARENA_MAX, 1)]
 
 
 _COUNT_HEAPS = """
