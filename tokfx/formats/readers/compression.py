@@ -45,16 +45,12 @@ def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
     each chunk to it would copy it over and over."""
     pending: list[bytes] = []  # the pieces of a line not yet ended
     for chunk in chunks:
-        lines = chunk.split(b"\n")
-        if len(lines) == 1:
-            if chunk:
-                pending.append(chunk)
-            continue
-        if pending:
-            lines[0] = b"".join([*pending, lines[0]])
-            pending.clear()
-        last = lines.pop()
-        yield from (line + b"\n" for line in lines)
+        *lines, last = chunk.split(b"\n")
+        if lines:
+            if pending:
+                lines[0] = b"".join([*pending, lines[0]])
+                pending.clear()
+            yield from (line + b"\n" for line in lines)
         if last:
             pending.append(last)
     if pending:
