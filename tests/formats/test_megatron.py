@@ -1,9 +1,12 @@
 """Megatron shards against the reader in megatron_reader.py, written from the layout in docs/algorithms.md."""
+from array import array
+
 import numpy as np
 import pytest
 
 from megatron_reader import read_megatron
 from tokfx.formats.shards.files import local_opener
+from tokfx.formats.shards import megatron
 from tokfx.formats.shards.megatron import MegatronWriter
 
 
@@ -25,3 +28,14 @@ def test_dtype_follows_the_vocabulary_size(tmp_path, vocab_size, dtype):
             w.add(d)
     seqs, got, indices = read_megatron(tmp_path / "s")
     assert seqs == docs and got == np.dtype(dtype) and indices == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("vocab_size", [50257, 200_000])  # converted to uint16; int32 as it is
+def test_a_row_group_converted_a_piece_at_a_time_is_the_same_ids(tmp_path, monkeypatch, vocab_size):
+    monkeypatch.setattr(megatron, "CONVERT_IDS", 5)  # 23 ids in 5 pieces, the last one short
+    rng = np.random.default_rng(0)
+    docs = [rng.integers(0, 50257, size).tolist() for size in (23, 0, 5, 1)]
+    with MegatronWriter(local_opener(tmp_path), "s", vocab_size) as w:
+        w.add_many(array("i", [i for d in docs for i in d]), array("i", map(len, docs)))
+    seqs, _, _ = read_megatron(tmp_path / "s")
+    assert seqs == docs

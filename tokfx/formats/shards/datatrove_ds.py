@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tokfx.formats.shards.files import Opener
-from tokfx.formats.shards.megatron import ids_bytes, token_dtype
+from tokfx.formats.shards.megatron import token_dtype, write_ids
 
 DS, INDEX = ".ds", ".ds.index"
 _END_DTYPE = np.dtype("<u8")
@@ -34,7 +34,7 @@ class DatatroveWriter:
                     fields: Sequence[list] = ()) -> None:
         """A row group of documents (tokfx.formats.shards.writer): their ids concatenated
         (array('i')) and the number of ids of each."""
-        self._ds.write(ids_bytes(flat, self.dtype))
+        write_ids(self._ds, flat, self.dtype)
         self._lengths.extend(lengths)
 
     def close(self) -> None:

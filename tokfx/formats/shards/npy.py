@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tokfx.formats.shards.files import Opener
-from tokfx.formats.shards.megatron import ids_bytes, token_dtype
+from tokfx.formats.shards.megatron import token_dtype, write_ids
 
 TOKENS, OFFSETS = ".tokens.npy", ".offsets.npy"
 _OFFSET_DTYPE = np.dtype("<i8")
@@ -44,7 +44,7 @@ class NumpyWriter:
                     fields: Sequence[list] = ()) -> None:
         """A row group of documents (tokfx.formats.shards.writer): their ids concatenated
         (array('i')) and the number of ids of each."""
-        self._spool.write(ids_bytes(flat, self.dtype))
+        write_ids(self._spool, flat, self.dtype)
         self._tokens += len(flat)
         self._lengths.extend(lengths)
 
