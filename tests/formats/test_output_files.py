@@ -97,7 +97,7 @@ def test_ids_handed_to_pyarrow_in_chunks_write_the_file_it_writes_from_whole_row
     groups = [g for g in groups if g]
     assert len(groups) > 1
     with pq.ParquetWriter(tmp_path / "whole.parquet", parquet.shard_schema().with_metadata({"k": "v"}),
-                          compression="zstd") as writer:
+                          compression="zstd", data_page_size=parquet.DATA_PAGE_BYTES) as writer:
         for group in groups:
             writer.write_table(pa.table({"id": [d[0] for d in group],
                                          "input_ids": pa.array([d[1] for d in group], pa.list_(pa.int32())),

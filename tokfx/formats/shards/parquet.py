@@ -38,6 +38,12 @@ def shard_schema() -> pa.Schema:
 # whole table).
 CHUNK_IDS = 1 << 16
 
+# The Parquet data page size (pyarrow's default: 1 MiB). The dictionary-encoded input_ids of a
+# row group are held, encoded, until the column chunk is done: with 1 MiB pages pyarrow's
+# writer peaked at 14 MiB for a row group of 8 MB of GPT-2 ids, at 6.7 MiB with 256 KiB pages,
+# and the file was 1.2 % smaller and read 1.7x faster (bench/README, "Per-worker cost").
+DATA_PAGE_BYTES = 256 << 10
+
 
 def _int32_array(values: array) -> pa.Array:
     """An Arrow int32 array over an array('i')'s memory (both native byte order)."""
@@ -69,7 +75,8 @@ class ParquetShardWriter:
         schema = shard_schema()
         for name, kind in kept:
             schema = schema.append(pa.field(name, kind, nullable=True))
-        self._writer = pq.ParquetWriter(file, schema.with_metadata(dict(metadata)), compression="zstd")
+        self._writer = pq.ParquetWriter(file, schema.with_metadata(dict(metadata)), compression="zstd",
+                                        data_page_size=DATA_PAGE_BYTES)
 
     def write_group(self, doc_ids: list[str], flat: array, lengths: array, sources: list[str],
                     kept: Sequence[list] = ()) -> None:
