@@ -42,6 +42,9 @@ EVAL_DIR = "eval"
 COUNTING_DIR = "counting"
 # The workers' reports of the run's progress (beam_jobs.progress), removed as counting/ is.
 PROGRESS_DIR = "progress"
+# A given tokenizer (tokfx encode, tokfx run --tokenizer), for the workers to read, for the
+# length of the run (beam_jobs.pipelines removes it as it does counting/).
+GIVEN_TOKENIZER = "tokenizer-file.pickle"
 SETTINGS_JSON = "settings.json"
 LOCK = ".tokfx.lock"
 # A lock file that does not parse is another run's, being written, for this long; then torn.
@@ -50,8 +53,9 @@ TORN_LOCK_SECONDS = 10
 # What each command writes into its output directory (tokfx encode keeps tokenizer/: it may be
 # the very tokenizer it encodes with).
 OURS = {"run": (MANIFEST_JSON, SETTINGS_JSON, TOKENIZER_DIR, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, EVAL_DIR,
-                COUNTING_DIR, PROGRESS_DIR, SHUFFLE_DIR),
-        "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, PROGRESS_DIR, SHUFFLE_DIR)}
+                COUNTING_DIR, PROGRESS_DIR, SHUFFLE_DIR, GIVEN_TOKENIZER),
+        "encode": (MANIFEST_JSON, SETTINGS_JSON, SHARDS_DIR, RECEIPTS_DIR, REJECTED_DIR, PROGRESS_DIR, SHUFFLE_DIR,
+                   GIVEN_TOKENIZER)}
 
 
 class OutputDir:

@@ -50,7 +50,7 @@ from beam_jobs.evaluate import EvalHeldOut
 from beam_jobs.files import publish, read_json, write_bytes
 from beam_jobs.manifest import WriteManifest
 from beam_jobs.options import DEFAULT_RUNNER, TokfxOptions, corpus_arguments, local_runner
-from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, OURS, PROGRESS_DIR, TOKENIZER_DIR, OutputDir
+from beam_jobs.output_dir import COUNTING_DIR, EVAL_DIR, GIVEN_TOKENIZER, OURS, PROGRESS_DIR, TOKENIZER_DIR, OutputDir
 from beam_jobs import progress
 from beam_jobs.plan import ReadPlan, plan_reads
 from beam_jobs.progress import COUNTING, ENCODING, RunProgress
@@ -232,10 +232,12 @@ def config_of(opts: TokfxOptions, inputs: list[str], encoding: Encoding, **extra
 
 class Built(NamedTuple):
     """What building a pipeline's graph gives the run: the config its output directory records
-    (None: tokfx count), the read plan, and the passes it makes over the plan (progress)."""
+    (None: tokfx count), the read plan, the passes it makes over the plan (progress), and the
+    given tokenizer, which the run writes for its workers to read (_given_path)."""
     config: dict | None
     plan: ReadPlan
     passes: list[str]
+    given: TokenizerFile | None = None
 
 
 def _count(tasks, plan: ReadPlan, opts: TokfxOptions, command: str, lines: bool = False,
@@ -329,15 +331,19 @@ def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str |
     file = TokenizerFile.of(encoding.tokenizer)
     config = config_of(opts, inputs, encoding, tokenizer_hash=file.hash)
     plan = _plan(opts, inputs)
-    # The tokenizer's bytes travel in the graph, not its local path.
-    tokenizer_file = p | "Tokenizer" >> beam.Create([file])
+    # The tokenizer reaches the workers as a file in the output directory, which they all see,
+    # not its local path, which they may not, nor in the graph: beam.Create puts its values into
+    # the graph, where the launcher and a worker held several copies of them (GPT-2's: 4-5 MB
+    # of a worker, 10 MB of the launcher; bench/README, "Per-worker cost").
+    tokenizer_file = (p | "Tokenizer" >> beam.Create([_given_path(opts)])
+                      | "ReadTokenizer" >> beam.Map(TokenizerFile.read))
     if tokenizer_dir is not None:
         # Written before the manifest, which waits on this as its side input and lists the files.
         tokenizer_file = tokenizer_file | "SaveTokenizer" >> beam.Map(
             _save_given, FileSystems.join(opts.output, tokenizer_dir))
     _encode_and_write(p, p | "ReadPlan" >> beam.Create(plan.tasks), plan, opts, config,
                       tokenizer_file, tokenizer_dir, encoding, "encode" if tokenizer_dir is None else "run")
-    return Built(config, plan, [ENCODING])
+    return Built(config, plan, [ENCODING], given=file)
 
 
 def _save_given(file: TokenizerFile, directory: str) -> TokenizerFile:
@@ -451,6 +457,11 @@ def _work_dir(command: str, opts: TokfxOptions) -> str | None:
     return FileSystems.join(opts.output, COUNTING_DIR) if command == "run" else None
 
 
+def _given_path(opts: TokfxOptions) -> str:
+    """Where a run with a given tokenizer writes it for its workers (Built.given)."""
+    return FileSystems.join(opts.output, GIVEN_TOKENIZER)
+
+
 def _progress_dir(command: str, opts: TokfxOptions) -> str | None:
     """Where the workers report the run's progress (beam_jobs.progress); None with --quiet."""
     if opts.quiet:
@@ -467,8 +478,11 @@ def _run_pipeline(p, command: str, opts: TokfxOptions, output: OutputDir | None,
     """Run the built pipeline into its claimed output, reporting its progress; when it fails,
     say what is left there."""
     work_dir, progress_dir = _work_dir(command, opts), _progress_dir(command, opts)
+    given = _given_path(opts) if built.given is not None else None
     for path in (work_dir, progress_dir):
         _remove(path)  # an earlier run's, killed before it could remove it
+    if given is not None:
+        built.given.write(given)
     try:
         with RunProgress(progress_dir, built.passes, built.plan) if progress_dir else nullcontext():
             result = p.run()
@@ -482,7 +496,7 @@ def _run_pipeline(p, command: str, opts: TokfxOptions, output: OutputDir | None,
                   file=sys.stderr)
         raise
     finally:
-        for path in (work_dir, progress_dir):
+        for path in (work_dir, progress_dir, given):
             _remove(path)
     return result
 

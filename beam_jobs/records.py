@@ -8,19 +8,22 @@ from typing import NamedTuple
 
 import zstandard
 
-from tokfx.formats.tokfx_json import json_bytes_hash, tokenizer_json_bytes
+from tokfx.formats.tokfx_json import tokenizer_hash
 from tokfx.tokenizer import Tokenizer
+from beam_jobs.files import open_raw, write_bytes
 
 
 class TokenizerFile(NamedTuple):
     """A tokenizer as it travels in the graph (TrainVocab's output; a side input of encoding,
-    writing and evaluating): its bytes, not a local path the workers may not see. Compressed:
-    Beam bz2-compresses what it pickles into the graph, at a few MB/s (a GPT-2-sized tokfx.json
-    took 0.9 s of every `tokfx encode`). The workers build the tokenizer from its pickle
-    (Tokenizer.__reduce__: trusted, unlike a file, so not checked again: GPT-2's vocabulary in
-    0.04 s of a worker's start-up instead of 0.22 s from the tokfx.json)."""
+    writing and evaluating): its pickle, not a local path the workers may not see, and what the
+    steps read without building it. Compressed: Beam bz2-compresses what it pickles into the
+    graph, at a few MB/s (a GPT-2-sized tokfx.json took 0.9 s of every `tokfx encode`). The
+    workers build the tokenizer from its pickle (Tokenizer.__reduce__: trusted, unlike a file, so
+    not checked again: GPT-2's vocabulary in 0.04 s of a worker's start-up instead of 0.22 s from
+    the tokfx.json). Its tokfx.json does not travel: no step reads it, and for GPT-2 it was
+    0.67 MB of the 1.23 MB that every worker held as the side input (bench/README, "Per-worker
+    cost")."""
     hash: str  # sha256 of the canonical tokfx.json (tokfx.formats.tokfx_json.tokenizer_hash)
-    zstd_tokfx_json: bytes
     zstd_pickle: bytes
     # The alphabet as tokfx.json records it (the shards' ids are over it), apart: the manifest's
     # step reads it, and parsing a GPT-2-sized tokfx.json for it took 16 MB of that worker.
@@ -28,13 +31,19 @@ class TokenizerFile(NamedTuple):
 
     @classmethod
     def of(cls, tokenizer: Tokenizer) -> TokenizerFile:
-        data, compress = tokenizer_json_bytes(tokenizer), zstandard.ZstdCompressor().compress
-        return cls(json_bytes_hash(data), compress(data), compress(pickle.dumps(tokenizer, pickle.HIGHEST_PROTOCOL)),
+        return cls(tokenizer_hash(tokenizer),
+                   zstandard.ZstdCompressor().compress(pickle.dumps(tokenizer, pickle.HIGHEST_PROTOCOL)),
                    tokenizer.alphabet.to_dict())
-
-    def json_bytes(self) -> bytes:
-        """The canonical tokfx.json."""
-        return zstandard.ZstdDecompressor().decompress(self.zstd_tokfx_json)
 
     def load(self) -> Tokenizer:
         return pickle.loads(zstandard.ZstdDecompressor().decompress(self.zstd_pickle))
+
+    def write(self, destination: str) -> None:
+        """Into a file that `read` reads back (on any Beam filesystem)."""
+        write_bytes(destination, pickle.dumps(self, pickle.HIGHEST_PROTOCOL))
+
+    @classmethod
+    def read(cls, path: str) -> TokenizerFile:
+        """What `write` wrote there, in this run (a pickle: trusted, as the graph's are)."""
+        with open_raw(path) as f:
+            return pickle.loads(f.read())

@@ -46,7 +46,7 @@ def test_trains_what_tokfx_train_trains_on_the_counts(texts, tmp_path):
         # The workers may deliver the counts in any order: the trainer sees the same input.
         trained = (p | beam.Create([_counted(dict(reversed(counts.items())), tmp_path, "c")])
                    | TrainVocab(str(tmp_path / "tok"), keywords))
-        assert_that(trained | beam.Map(lambda file: (file.hash, file.json_bytes())),
+        assert_that(trained | beam.Map(lambda file: (file.hash, tokenizer_json_bytes(file.load()))),
                     equal_to([_file_of(expected)]))
     expected.save(tmp_path / "expected")
     assert _files(tmp_path / "tok") == _files(tmp_path / "expected")
@@ -63,6 +63,6 @@ def test_sage_trains_on_the_counts_and_the_lines(texts, tmp_path):
         trained = (p | "Counts" >> beam.Create([_counted(counts, tmp_path, "c")])
                    | TrainVocab(str(tmp_path / "tok"), {**SAGE, "context": "line"},
                                 lines=p | "Lines" >> beam.Create([_counted(lines, tmp_path, "l")])))
-        assert_that(trained | beam.Map(lambda file: (file.hash, file.json_bytes())),
+        assert_that(trained | beam.Map(lambda file: (file.hash, tokenizer_json_bytes(file.load()))),
                     equal_to([_file_of(expected)]))
     assert (tmp_path / "tok" / "tokfx.json").read_bytes() == tokenizer_json_bytes(expected)

@@ -7,7 +7,11 @@ import json
 import pytest
 import tokenizers
 
+from beam_jobs import pipelines
+from beam_jobs.output_dir import GIVEN_TOKENIZER
 from beam_jobs.pipelines import run
+from beam_jobs.records import TokenizerFile
+from tokfx import Tokenizer
 from huggingface_files import write_shape
 from pipeline_corpus import SOURCES, paragraphs, read_shards, stderr_lines, write_zst_shards
 from tokfx.cli.main import main
@@ -59,6 +63,30 @@ def test_encode_frames_documents_as_the_tokenizer_does(corpus, llama2, encoded):
     assert (manifest["config"]["prepend_bos"], manifest["config"]["append_eos"]) == (True, False)
     assert manifest["tokenizer_source"] == _source(llama2[0])
     assert "tokenizer_files" not in manifest
+
+
+def test_the_tokenizer_reaches_the_workers_in_the_output_dir_not_in_the_graph(corpus, llama2, tmp_path,
+                                                                           monkeypatch):
+    seen = {}
+
+    def run_pipeline(p, command, opts, output, built):
+        graph = p.to_runner_api()
+        seen["payloads"] = [len(t.spec.payload) for t in graph.components.transforms.values()
+                            if t.unique_name.startswith("Tokenizer/")]
+        return real_run(p, command, opts, output, built)
+
+    real_run, real_write, written = pipelines._run_pipeline, TokenizerFile.write, []
+    monkeypatch.setattr(pipelines, "_run_pipeline", run_pipeline)
+    monkeypatch.setattr(TokenizerFile, "write", lambda self, path: written.append(path) or real_write(self, path))
+    _encode(corpus, llama2[0], tmp_path / "out")
+    # Beam's Create put its values into the graph: the tokenizer's pickle (22 KB here, 0.56 MB
+    # for GPT-2) was a transform's payload, copied into the launcher and the workers.
+    pickled = len(TokenizerFile.of(Tokenizer.load(llama2[0])).zstd_pickle)
+    assert pickled > 20_000 and seen["payloads"] and max(seen["payloads"]) < 5_000
+    # It was written where the workers read it, and removed with the run.
+    assert written == [str(tmp_path / "out" / GIVEN_TOKENIZER)]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["manifest.json", "receipts", "settings.json",
+                                                                    "shards"]
 
 
 def test_encode_with_the_framing_forced(corpus, llama2, tmp_path):

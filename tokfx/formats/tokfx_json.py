@@ -358,14 +358,9 @@ def write_tokenizer_json(tokenizer, path: Path) -> None:
 
 def tokenizer_hash(tokenizer) -> str:
     """sha256 of the canonical tokfx.json: names a tokenizer in shards and manifests."""
-    return json_bytes_hash(tokenizer_json_bytes(tokenizer))
-
-
-def json_bytes_hash(data: bytes) -> str:
-    """tokenizer_hash from the canonical tokfx.json bytes (tokenizer_json_bytes), already made."""
     import hashlib  # here, not with the module: it loads OpenSSL (3.5 MB), which training never needs
 
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(tokenizer_json_bytes(tokenizer)).hexdigest()
 
 
 def interop_refusal(tokenizer) -> str | None:
