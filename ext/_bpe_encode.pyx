@@ -24,7 +24,7 @@ from libcpp.queue cimport priority_queue
 from libcpp.vector cimport vector
 
 from id_list cimport id_objects, ids_as_array, ids_as_list, join_runs
-from piece_cache cimport (PieceCache, cache_append_ids, cache_init, cache_slot, cache_store,
+from piece_cache cimport (PieceCache, cache_append_ids, cache_found, cache_init, cache_slot, cache_store,
                           cacheable, CacheSlot, hash_piece, mix)
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols, utf8_char
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_token
@@ -256,7 +256,7 @@ cdef class BPEEncoder:
         if cached:
             h = hash_piece(piece, size)
             slot = cache_slot(&self._cache, piece, size, h)
-            if slot.piece_size != 0:
+            if cache_found(slot):
                 return cache_append_ids(&self._cache, slot, &self._out)
         cdef size_t start = self._out.size()
         if self._by_runs:

@@ -16,8 +16,8 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libcpp.vector cimport vector
 
 from id_list cimport id_objects, ids_as_array, ids_as_list
-from piece_cache cimport (PieceCache, CacheSlot, cache_append_ids, cache_init, cache_slot, cache_store,
-                          cacheable, hash_piece)
+from piece_cache cimport (PieceCache, CacheSlot, cache_append_ids, cache_found, cache_init, cache_slot,
+                          cache_store, cacheable, hash_piece)
 from symbol_trie cimport SymbolTrie, trie_build, trie_child, trie_init, trie_token
 
 cdef enum:
@@ -80,7 +80,7 @@ cdef class _Core:
             if cacheable(&self.cache, end - start):
                 h = hash_piece(s + start, end - start)
                 slot = cache_slot(&self.cache, s + start, end - start, h)
-                if slot.piece_size:
+                if cache_found(slot):
                     cache_append_ids(&self.cache, slot, &ids)
                 else:
                     first = ids.size()

@@ -20,7 +20,7 @@ from libcpp.vector cimport vector
 from greedy cimport greedy
 from id_list cimport id_objects, ids_as_array, ids_as_list, join_runs
 from lattice cimport Best, viterbi, viterbi_tokens
-from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_init, cache_slot,
+from piece_cache cimport (CacheSlot, PieceCache, cache_append_ids, cache_found, cache_init, cache_slot,
                           cache_store, cacheable, hash_piece)
 from shortest_path cimport LONGEST, RANDOM, Paths, backtrack, forward, piece_seed
 from symbol_map cimport SymbolMap, init_symbol_map, map_symbols
@@ -194,7 +194,7 @@ cdef class PathSegmenter:
             if cached:
                 h = hash_piece(text + start, end - start)
                 slot = cache_slot(&self._cache, text + start, end - start, h)
-                if slot.piece_size != 0:
+                if cache_found(slot):
                     cache_append_ids(&self._cache, slot, &self._out)
                     start = end
                     continue

@@ -38,7 +38,8 @@ from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 from double_array cimport DoubleArray, da_child
-from piece_cache cimport CacheSlot, PieceCache, cache_slot, cache_store, hash_piece
+from piece_cache cimport (CacheSlot, PieceCache, cache_entry, cache_found, cache_id_count, cache_ids, cache_slot,
+                          cache_store, hash_piece)
 from viterbi32 cimport Best32, viterbi32
 
 cdef extern from *:
@@ -196,14 +197,13 @@ cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleA
         if h == 0:  # not hashed ahead (or a hash of 0: hashed again, the same)
             h = hash_piece(key, size)
         slot = cache_slot(cache, key, size, h)
-        if slot.piece_size != 0:
-            count = slot.id_count - THRESHOLD_INTS
-            memcpy(&stored, cache.arena.data() + slot.offset + slot.piece_size + count * sizeof(int32_t),
-                   sizeof(double))
+        if cache_found(slot):
+            count = cache_id_count(cache, slot) - THRESHOLD_INTS
+            memcpy(&stored, cache_ids(cache, slot) + count * sizeof(int32_t), sizeof(double))
             if fabs(running[0]) < stored:
                 tokens.resize(first + count)
                 ids = tokens.data() + first
-                memcpy(ids, cache.arena.data() + slot.offset + slot.piece_size, count * sizeof(int32_t))
+                memcpy(ids, cache_ids(cache, slot), count * sizeof(int32_t))
                 score = running[0]  # in a register, not stored per token
                 for k in range(count):
                     score = score + s.token_score[ids[k]]
@@ -238,8 +238,8 @@ cdef inline void _fetch_arena(Segments* s, PieceCache* cache, Py_ssize_t k) noex
     cdef const CacheSlot* slot
     if _cached_size(cache, s.cuts[k + 1] - s.cuts[k]):
         slot = &cache.slots[s.hashes[k] & (cache.slots.size() - 1)]
-        if s.hashes[k] != 0 and slot.piece_size != 0:
-            prefetch(cache.arena.data() + slot.offset)
+        if s.hashes[k] != 0 and cache_found(slot):
+            prefetch(cache_entry(cache, slot))
 
 
 cdef inline int viterbi32_segments(const int32_t* symbols, Py_ssize_t n, const DoubleArray* array,
