@@ -333,8 +333,8 @@ def _build_given(p, opts: TokfxOptions, encoding: Encoding, tokenizer_dir: str |
     plan = _plan(opts, inputs)
     # The tokenizer reaches the workers as a file in the output directory, which they all see,
     # not its local path, which they may not, nor in the graph: beam.Create puts its values into
-    # the graph, where the launcher and a worker held several copies of them (GPT-2's: 4-5 MB
-    # of a worker, 10 MB of the launcher; bench/README, "Per-worker cost").
+    # the graph, where the launcher and a worker held several copies of them (GPT-2's: about
+    # 4 MiB of a worker's peak, 10 of the process tree's; bench/README, "Per-worker cost").
     tokenizer_file = (p | "Tokenizer" >> beam.Create([_given_path(opts)])
                       | "ReadTokenizer" >> beam.Map(TokenizerFile.read))
     if tokenizer_dir is not None:

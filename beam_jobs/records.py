@@ -14,15 +14,14 @@ from beam_jobs.files import open_raw, write_bytes
 
 
 class TokenizerFile(NamedTuple):
-    """A tokenizer as it travels in the graph (TrainVocab's output; a side input of encoding,
-    writing and evaluating): its pickle, not a local path the workers may not see, and what the
-    steps read without building it. Compressed: Beam bz2-compresses what it pickles into the
-    graph, at a few MB/s (a GPT-2-sized tokfx.json took 0.9 s of every `tokfx encode`). The
-    workers build the tokenizer from its pickle (Tokenizer.__reduce__: trusted, unlike a file, so
-    not checked again: GPT-2's vocabulary in 0.04 s of a worker's start-up instead of 0.22 s from
-    the tokfx.json). Its tokfx.json does not travel: no step reads it, and for GPT-2 it was
-    0.67 MB of the 1.23 MB that every worker held as the side input (bench/README, "Per-worker
-    cost")."""
+    """A tokenizer as it passes between the steps (TrainVocab's output, or a given tokenizer read
+    from the file the launcher wrote: beam_jobs.pipelines; a side input of encoding, writing and
+    evaluating): its hash, its pickle (zstd-compressed) and its alphabet, not a local path the
+    workers may not see. The workers build the tokenizer from its pickle (Tokenizer.__reduce__:
+    trusted, unlike a file, so not checked again: GPT-2's vocabulary in 0.04 s of a worker's
+    start-up instead of 0.22 s from the tokfx.json). Its tokfx.json does not travel: no step
+    reads it, and for GPT-2 it was 0.67 MB of the 1.23 MB that every worker held as the side
+    input (bench/README, "Per-worker cost")."""
     hash: str  # sha256 of the canonical tokfx.json (tokfx.formats.tokfx_json.tokenizer_hash)
     zstd_pickle: bytes
     # The alphabet as tokfx.json records it (the shards' ids are over it), apart: the manifest's
