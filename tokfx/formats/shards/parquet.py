@@ -31,9 +31,9 @@ def shard_schema() -> pa.Schema:
 
 # Token ids per chunk of the input_ids column handed to the Parquet writer (a row group is
 # still one row group: the chunks are written one after the other into its column chunk).
-# The writer works a chunk at a time: handed a row group's 8 MB of ids as one array, it built
-# its levels and encodings for all of them at once, 32 MiB of Arrow's memory at its peak,
-# against 14-16 MiB in chunks (bench/README, "Per-worker cost"). The file's bytes do not depend
+# The writer works a chunk at a time: handed a row group's ids as one array (8 MB, the row
+# groups then), it built its levels and encodings for all of them at once, 32 MiB of Arrow's
+# memory at its peak, against 14-16 MiB in chunks (bench/README, "Per-worker cost"). The file's bytes do not depend
 # on the chunks (tests/formats/test_output_files.py compares it with pyarrow writing the
 # whole table).
 CHUNK_IDS = 1 << 16
