@@ -198,7 +198,7 @@ cdef inline int _one_segment(const int32_t* symbols, Py_ssize_t n, const DoubleA
             h = hash_piece(key, size)
         slot = cache_slot(cache, key, size, h)
         if cache_found(slot):
-            count = cache_id_count(cache, slot) - THRESHOLD_INTS
+            count = <Py_ssize_t>cache_id_count(cache, slot) - THRESHOLD_INTS
             memcpy(&stored, cache_ids(cache, slot) + count * sizeof(int32_t), sizeof(double))
             if fabs(running[0]) < stored:
                 tokens.resize(first + count)
