@@ -204,6 +204,47 @@ cdef inline Py_ssize_t run_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     return i
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* How many of the 8 bytes at p, from the first, are ASCII letters [A-Za-z] (the only letters
+       below U+0080), found in one word instead of a byte at a time: a byte's value
+       lowered (| 0x20) lies in 'a'..'z' exactly when the byte is a letter; adding 0x1F and 0x05
+       to each 7-bit byte sets its high bit when it is >= 'a' and > 'z', never carrying into the
+       next byte. Little-endian only: the first byte is the lowest. */
+    static inline size_t tokfx_ascii_letters(const unsigned char* p) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        const uint64_t high = 0x8080808080808080ULL;
+        uint64_t word, low, letters;
+        memcpy(&word, p, 8);
+        low = (word | 0x2020202020202020ULL) & 0x7F7F7F7F7F7F7F7FULL;
+        letters = (low + 0x1F1F1F1F1F1F1F1FULL) & ~(low + 0x0505050505050505ULL) & ~word & high;
+        return letters == high ? 8 : (size_t) __builtin_ctzll(~letters & high) >> 3;
+    #else
+        (void) p;
+        return 0;
+    #endif
+    }
+    """
+    size_t ascii_letters "tokfx_ascii_letters"(const unsigned char* p) noexcept nogil
+
+
+cdef inline Py_ssize_t letters_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """run_end(s, n, i, LETTER, LETTER), ASCII letters 8 bytes at a time while 8 are left: the
+    GPT-2 pattern's piece_ends on English went from 280 to 495 MB/s (bench/README.md, "Letters
+    a word at a time")."""
+    cdef size_t letters
+    while i + 8 <= n:
+        letters = ascii_letters(s + i)
+        i += letters
+        if letters < 8:
+            if s[i] < 0x80:  # an ASCII non-letter ends the run
+                return i
+            break
+    return run_end(s, n, i, LETTER, LETTER)
+
+
 cdef inline Py_ssize_t numbers_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t i,
                                    int most) noexcept nogil:
     """End of \\p{N}{1,most} from i, a number character."""
@@ -320,13 +361,13 @@ cdef Py_ssize_t gpt2_piece_end(const unsigned char* s, Py_ssize_t n, Py_ssize_t 
     if b0 == b' ' and c.end < n:  # ` ?` takes the space only if the class follows it
         next_char = char_at(s, n, c.end)
         if next_char.classes & LETTER:
-            return run_end(s, n, next_char.end, LETTER, LETTER)
+            return letters_end(s, n, next_char.end)
         if next_char.classes & NUMBER:
             return run_end(s, n, next_char.end, NUMBER, NUMBER)
         if not (next_char.classes & OTHER_MASK):
             return run_end(s, n, next_char.end, OTHER_MASK, 0)
     if c.classes & LETTER:
-        return run_end(s, n, c.end, LETTER, LETTER)
+        return letters_end(s, n, c.end)
     if c.classes & NUMBER:
         return run_end(s, n, c.end, NUMBER, NUMBER)
     if not (c.classes & SPACE):
@@ -361,11 +402,11 @@ cdef inline Py_ssize_t cl100k_word_end(const unsigned char* s, Py_ssize_t n, Py_
     if end >= 0:
         return end
     if c.classes & LETTER:
-        return run_end(s, n, c.end, LETTER, LETTER)
+        return letters_end(s, n, c.end)
     if c.end < n and not (c.classes & NUMBER) and not is_newline(s[p]):
         next_char = char_at(s, n, c.end)
         if next_char.classes & LETTER:  # one non-letter, non-number prefix character
-            return run_end(s, n, next_char.end, LETTER, LETTER)
+            return letters_end(s, n, next_char.end)
     if c.classes & NUMBER:
         return numbers_end(s, n, p, most_digits)
     end = others_end(s, n, p, c)

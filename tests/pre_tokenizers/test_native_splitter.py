@@ -85,6 +85,20 @@ def test_every_code_point(name, separator):
     assert_same_pieces(name, separator.join(every_code_point()))
 
 
+@pytest.mark.parametrize("name", FAST)
+def test_letter_runs_read_a_word_at_a_time(name):
+    """Letter runs are read 8 bytes at a time where 8 are left (letters_end): every ASCII
+    character, and non-ASCII letters and a mark, at each place in and past that window, after
+    a letter, a space or an apostrophe, with the text ending at every length around it."""
+    others = [chr(code) for code in range(128)] + ["é", "中", "\u0301", "ſ"]
+    for lead in ["a", " ", "'", "' "]:
+        for before in range(11):
+            for other in others:
+                text = lead + "x" * before + other + "Yz" * 5
+                for end in range(len(lead) + before, len(text) + 1):
+                    assert_same_pieces(name, text[:end])
+
+
 # One character of each kind the patterns tell apart: letters of every case category, marks,
 # numbers, kinds of whitespace, the contraction letters (and ſ, which `(?i)s` matches), "/".
 KINDS = ["a", "A", "ǅ", "ʰ", "中", "\u0301", "\u0903", "1", "٣", "Ⅻ", "½", " ", "\t", "\n", "\r",
