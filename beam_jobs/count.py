@@ -35,7 +35,7 @@ from tokfx.formats.documents import Rejection
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.pre_tokenizers import PreTokenizer
-from beam_jobs.count_files import new_count_file, read_count_part, write_count_file
+from beam_jobs.count_files import add_count_part, new_count_file, write_count_file
 from beam_jobs.memory import release_free_memory
 from beam_jobs.progress import COUNTING, EVERY, PassReporter
 from beam_jobs.read import REJECTED, Policy, TaskReader
@@ -70,7 +70,7 @@ class Counted(NamedTuple):
     def load(self) -> CountTable:
         joined = CountTable()
         for path in self.paths:
-            joined.update(read_count_part(path, 0))
+            add_count_part(joined, path, 0)
             if self.limit is not None and len(joined) > 2 * self.limit:
                 joined = joined.most_frequent(self.limit)
         return joined.most_frequent(self.limit) if self.limit is not None else joined
@@ -177,7 +177,7 @@ def _sum_part(job: tuple[int, list[str]], work_dir: str, kind: str, min_count: i
     part, paths = job
     summed = CountTable()
     for path in paths:
-        summed.update(read_count_part(path, part))
+        add_count_part(summed, path, part)
     summed = summed.at_least(min_count)
     if limit is not None:
         summed = summed.most_frequent(limit)

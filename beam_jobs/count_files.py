@@ -46,8 +46,14 @@ def write_count_file(destination: str, parts: list[CountTable]) -> None:
             f.write(counts.tobytes())
 
 
-def read_count_part(path: str, part: int) -> CountTable:
-    """Part `part` of the count file at `path`."""
+def add_count_part(table: CountTable, path: str, part: int) -> None:
+    """Add part `part` of the count file at `path` into `table` (without a table of the part in
+    between: summing and joining the parts hash each key once)."""
+    table.add_packed(*read_packed_part(path, part))
+
+
+def read_packed_part(path: str, part: int) -> tuple[bytes, memoryview, memoryview]:
+    """Part `part` of the count file at `path` as CountTable.packed gives it."""
     with open_raw(path) as f:
         header = f.read(_HEADER.size)
         if len(header) != _HEADER.size or _HEADER.unpack(header)[0] != MAGIC:
@@ -64,4 +70,4 @@ def read_count_part(path: str, part: int) -> CountTable:
         keys, ends, counts = f.read(key_bytes), f.read(8 * entries), f.read(8 * entries)
         if len(keys) != key_bytes or len(ends) != 8 * entries or len(counts) != 8 * entries:
             raise ValueError(f"{path}: truncated count file")
-    return CountTable.from_packed(keys, memoryview(ends).cast("q"), memoryview(counts).cast("q"))
+    return keys, memoryview(ends).cast("q"), memoryview(counts).cast("q")

@@ -58,7 +58,7 @@ cdef extern from *:
     // orders as the bytes do), the whole keys compared only where those are equal; comparing
     // through the entries cost a cache miss or two per comparison.
     struct Prefixed { uint64_t prefix; uint32_t index; };
-    static void sort_by_key(std::vector<uint32_t>& order, const KeyBefore& full) {
+    static std::vector<Prefixed> prefixed(const std::vector<uint32_t>& order, const KeyBefore& full) {
         std::vector<Prefixed> items(order.size());
         for (size_t i = 0; i < order.size(); i++) {
             const CountEntry& entry = (*full.entries)[order[i]];
@@ -69,11 +69,26 @@ cdef extern from *:
             items[i].prefix = prefix;
             items[i].index = order[i];
         }
-        std::sort(items.begin(), items.end(), [&full](const Prefixed& a, const Prefixed& b) {
+        return items;
+    }
+    struct PrefixedBefore {
+        const KeyBefore* full;
+        bool operator()(const Prefixed& a, const Prefixed& b) const {
             if (a.prefix != b.prefix) return a.prefix < b.prefix;
-            return full(a.index, b.index);
-        });
+            return (*full)(a.index, b.index);
+        }
+    };
+    static void sort_by_key(std::vector<uint32_t>& order, const KeyBefore& full) {
+        std::vector<Prefixed> items = prefixed(order, full);
+        std::sort(items.begin(), items.end(), PrefixedBefore{&full});
         for (size_t i = 0; i < order.size(); i++) order[i] = items[i].index;
+    }
+    // The first `k` of `order` sorted by key (k <= its size), in no particular order.
+    static void smallest_by_key(std::vector<uint32_t>& order, size_t k, const KeyBefore& full) {
+        std::vector<Prefixed> items = prefixed(order, full);
+        std::nth_element(items.begin(), items.begin() + k, items.end(), PrefixedBefore{&full});
+        order.resize(k);
+        for (size_t i = 0; i < k; i++) order[i] = items[i].index;
     }
     // CountTable.most_frequent: the indices of the k most frequent entries (ties to the smaller
     // key), in table order. The k-th count is found among the counts alone; only the entries
@@ -91,8 +106,7 @@ cdef extern from *:
             if (entries[e].count > cut) kept.push_back((uint32_t) e);
             else if (entries[e].count == cut) tied.push_back((uint32_t) e);
         }
-        sort_by_key(tied, full);
-        tied.resize(k - kept.size());
+        smallest_by_key(tied, k - kept.size(), full);
         kept.insert(kept.end(), tied.begin(), tied.end());
         std::sort(kept.begin(), kept.end());
         order.swap(kept);
@@ -127,11 +141,17 @@ cdef enum:
     # tables of millions of keys (bench/README.md, "Counting in one native pass").
     AHEAD = 16
 
-ctypedef struct Pending:  # a piece hashed, waiting to be added
+ctypedef struct Pending:  # a key hashed, waiting to be added
     const unsigned char* key
     size_t length
     uint64_t hash
     uint64_t word
+    int64_t count
+
+ctypedef struct Ahead:  # the keys of one add_* call hashed AHEAD keys before they are added
+    Pending ring[AHEAD]
+    size_t hashed
+    size_t added
 
 # Entry indices are uint32 slots (index + 1; 0 marks an empty slot).
 cdef size_t MAX_ENTRIES = 0xFFFFFFFEULL
@@ -321,12 +341,37 @@ cdef class CountTable:
             if not start <= ends[i] <= n:
                 raise ValueError(f"piece end {ends[i]} at {i} is outside [{start}, {n}]")
             start = ends[i]
+        cdef Ahead ahead
+        ahead.hashed = ahead.added = 0
         start = 0
         with nogil:
             for i in range(ends.shape[0]):
                 end = ends[i]
-                self._add_key(s + start, end - start, s + n, 1)
+                self._add_ahead(&ahead, s + start, end - start, s + n, 1)
                 start = end
+            self._add_waiting(&ahead)
+
+    def add_packed(self, bytes keys not None, const int64_t[::1] ends not None, const int64_t[::1] counts not None):
+        """Add the counts of `packed`'s three buffers (keys concatenated, their end offsets, their
+        counts >= 1), without a table of them in between: what joining count files does."""
+        if ends.shape[0] != counts.shape[0]:
+            raise ValueError(f"{ends.shape[0]} ends but {counts.shape[0]} counts")
+        cdef const unsigned char* s = bytes_data(keys)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(keys), i, start = 0
+        for i in range(ends.shape[0]):
+            if not start <= ends[i] <= n or counts[i] < 1:
+                raise ValueError(f"entry {i}: end {ends[i]} outside [{start}, {n}] or count {counts[i]} < 1")
+            start = ends[i]
+        if start != n:
+            raise ValueError(f"the keys hold {n} bytes, the ends cover {start}")
+        cdef Ahead ahead
+        ahead.hashed = ahead.added = 0
+        start = 0
+        with nogil:
+            for i in range(ends.shape[0]):
+                self._add_ahead(&ahead, s + start, ends[i] - start, s + n, counts[i])
+                start = ends[i]
+            self._add_waiting(&ahead)
 
     def add_pretokens(self, bytes data not None, matcher not None, const int64_t[::1] chunk_ends not None):
         """Add one occurrence of each piece that `matcher` (tokfx._pretokenize.matcher) finds in
@@ -337,34 +382,46 @@ cdef class CountTable:
         cdef PieceEnd piece_end = <PieceEnd> PyCapsule_GetPointer(matcher, PIECE_END_CAPSULE)
         cdef const unsigned char* s = bytes_data(data)
         cdef Py_ssize_t n = PyBytes_GET_SIZE(data), c, p = 0, start = 0, end, piece
-        cdef Pending ring[AHEAD]
-        cdef Pending* pending
-        cdef size_t hashed = 0, added = 0
+        cdef Ahead ahead
+        ahead.hashed = ahead.added = 0
         check_chunk_ends(chunk_ends, n)
         with nogil:
             for c in range(chunk_ends.shape[0]):
                 end = chunk_ends[c]
                 while p < end:
                     piece = chunk_piece_end(piece_end, s, start, end, p)
-                    if hashed - added == AHEAD:
-                        self._add_pending(&ring[added % AHEAD])
-                        added += 1
-                    pending = &ring[hashed % AHEAD]
-                    pending.key, pending.length = s + p, piece - p
-                    pending.word = short_word(s + p, piece - p, s + n) if piece - p <= INLINE_KEY else 0
-                    pending.hash = key_hash(s + p, piece - p, pending.word)
-                    self._fetch_slot(pending.hash)
-                    hashed += 1
-                    if hashed - added > AHEAD // 2:
-                        self._fetch_entry(ring[(hashed - 1 - AHEAD // 2) % AHEAD].hash)
+                    self._add_ahead(&ahead, s + p, piece - p, s + n, 1)
                     p = piece
                 start = end
-            while added < hashed:
-                self._add_pending(&ring[added % AHEAD])
-                added += 1
+            self._add_waiting(&ahead)
+
+    cdef inline int _add_ahead(self, Ahead* ahead, const unsigned char* key, size_t length,
+                               const unsigned char* end, int64_t count) except -1 nogil:
+        """Add `count` to the key at `key` (its buffer ends at `end`) once AHEAD more keys have
+        come: it is hashed now and its slot fetched, its entry half-way (_add_waiting adds the
+        last ones)."""
+        cdef Pending* pending
+        if ahead.hashed - ahead.added == AHEAD:
+            self._add_pending(&ahead.ring[ahead.added % AHEAD])
+            ahead.added += 1
+        pending = &ahead.ring[ahead.hashed % AHEAD]
+        pending.key, pending.length, pending.count = key, length, count
+        pending.word = short_word(key, length, end) if length <= INLINE_KEY else 0
+        pending.hash = key_hash(key, length, pending.word)
+        self._fetch_slot(pending.hash)
+        ahead.hashed += 1
+        if ahead.hashed - ahead.added > AHEAD // 2:
+            self._fetch_entry(ahead.ring[(ahead.hashed - 1 - AHEAD // 2) % AHEAD].hash)
+        return 0
+
+    cdef inline int _add_waiting(self, Ahead* ahead) except -1 nogil:
+        while ahead.added < ahead.hashed:
+            self._add_pending(&ahead.ring[ahead.added % AHEAD])
+            ahead.added += 1
+        return 0
 
     cdef inline int _add_pending(self, const Pending* pending) except -1 nogil:
-        return self._add(pending.key, pending.length, pending.hash, pending.word, 1)
+        return self._add(pending.key, pending.length, pending.hash, pending.word, pending.count)
 
     def update(self, other):
         """Add the counts of another CountTable or of a {bytes: int} mapping."""
@@ -560,24 +617,9 @@ cdef class CountTable:
     @staticmethod
     def from_packed(bytes keys not None, const int64_t[::1] ends not None, const int64_t[::1] counts not None):
         """The table `packed` gave (counts of repeated keys add up)."""
-        if ends.shape[0] != counts.shape[0]:
-            raise ValueError(f"{ends.shape[0]} ends but {counts.shape[0]} counts")
         cdef CountTable table = CountTable()
-        cdef const unsigned char* s = bytes_data(keys)
-        cdef Py_ssize_t n = PyBytes_GET_SIZE(keys), i, start = 0
-        for i in range(ends.shape[0]):
-            if not start <= ends[i] <= n or counts[i] < 1:
-                raise ValueError(f"entry {i}: end {ends[i]} outside [{start}, {n}] or count {counts[i]} < 1")
-            start = ends[i]
-        if start != n:
-            raise ValueError(f"the keys hold {n} bytes, the ends cover {start}")
-        start = 0
-        with nogil:
-            table.entries.reserve(ends.shape[0])
-            table.arena.reserve(n)
-            for i in range(ends.shape[0]):
-                table._add_key(s + start, ends[i] - start, s + n, counts[i])
-                start = ends[i]
+        table.entries.reserve(ends.shape[0])
+        table.add_packed(keys, ends, counts)
         return table
 
     def __reduce__(self):

@@ -1,4 +1,6 @@
 """CountTasks on the DirectRunner, against the library's counting of the same texts."""
+from collections import Counter
+
 import apache_beam as beam
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
@@ -9,7 +11,7 @@ import beam_jobs.count
 import tokfx.counting.pretoken_counter
 import tokfx
 from beam_jobs.count import LINE, PRETOKEN, Counted, CountSettings, CountTasks
-from beam_jobs.count_files import read_count_part, write_count_file
+from beam_jobs.count_files import add_count_part, write_count_file
 from beam_jobs.plan import plan_reads
 from pipeline_corpus import EOT, SOURCES, paragraphs, write_zst_shards
 from tokfx._count_table import CountTable
@@ -126,12 +128,36 @@ def test_no_tasks_give_empty_counts(tmp_path):
     assert len(list((tmp_path / "work").glob("*-sum-*"))) == 2 * beam_jobs.count.PARTS
 
 
+def read_count_part(path: str, part: int) -> CountTable:
+    table = CountTable()
+    add_count_part(table, path, part)
+    return table
+
+
 def test_a_count_file_round_trips_each_part_and_refuses_a_truncated_one(tmp_path):
     table = CountTable({b"a": 1, b"bb": 2, b"ccc": 3, b"": 4})
     parts = table.split(3)
     write_count_file(str(tmp_path / "c.counts"), parts)
     for k, part in enumerate(parts):
         assert read_count_part(str(tmp_path / "c.counts"), k).items() == part.items()
+
+
+def test_parts_of_count_files_add_into_a_table_that_holds_counts(tmp_path):
+    first = {b"a": 1, b"bb": 2, b"ccc": 3, b"long key of many bytes": 5}
+    second = {b"bb": 7, b"d": 1, b"long key of many bytes": 1, b"": 4}
+    for name, counts in (("first", first), ("second", second)):
+        write_count_file(str(tmp_path / f"{name}.counts"), CountTable(counts).split(2))
+    joined = CountTable({b"a": 10, b"zz": 1})
+    for part in range(2):
+        for name in ("first", "second"):
+            add_count_part(joined, str(tmp_path / f"{name}.counts"), part)
+    assert joined.to_dict() == dict(Counter({b"a": 10, b"zz": 1}) + Counter(first) + Counter(second))
+
+
+def test_a_truncated_or_foreign_count_file_is_refused(tmp_path):
+    table = CountTable({b"a": 1, b"bb": 2, b"ccc": 3, b"": 4})
+    parts = table.split(3)
+    write_count_file(str(tmp_path / "c.counts"), parts)
     data = (tmp_path / "c.counts").read_bytes()
     (tmp_path / "cut.counts").write_bytes(data[:-1])
     last = max(k for k, part in enumerate(parts) if part)  # its counts end the file

@@ -1,6 +1,7 @@
 """tokfx._count_table.CountTable against its twin, a dict (and the key hash against
 tokfx.reference.count_table): every operation on random keys and counts, and counting real text."""
 import pickle
+import random
 from array import array
 from collections import Counter
 from collections.abc import Mapping
@@ -64,7 +65,28 @@ def test_update_adds_a_table_or_a_mapping(first, second):
     from_table.update(table_of(second))
     from_dict = table_of(first)
     from_dict.update(dict_of(second))
-    assert from_table.items() == from_dict.items() == list(expected.items())
+    from_packed = table_of(first)
+    from_packed.add_packed(*table_of(second).packed())
+    assert from_table.items() == from_dict.items() == from_packed.items() == list(expected.items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=12), st.integers(1, 3)), max_size=80), st.integers(0, 90))
+def test_most_frequent_breaks_ties_to_the_smaller_key(pairs, n):
+    """Counts of 1 to 3 tie often: the cut then falls among keys of equal count."""
+    table, expected = table_of(pairs), dict_of(pairs)
+    kept = set(sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))[:n])
+    assert table.most_frequent(n).items() == [item for item in expected.items() if item in kept]
+
+
+def test_add_packed_while_the_table_grows():
+    """Thousands of keys, so that the table grows many times while keys wait to be added."""
+    rng = random.Random(7)
+    first = [(rng.randbytes(rng.randrange(14)), rng.randrange(1, 9)) for _ in range(3000)]
+    second = [(rng.randbytes(rng.randrange(14)), rng.randrange(1, 9)) for _ in range(5000)]
+    table = table_of(first)
+    table.add_packed(*table_of(second).packed())
+    assert table.items() == list(dict_of(first + second).items())
 
 
 @settings(max_examples=200, deadline=None)
@@ -122,6 +144,11 @@ def test_bad_arguments_are_refused():
         CountTable.from_packed(b"abc", array("q", [2]), array("q", [1]))
     with pytest.raises(ValueError, match="count 0"):
         CountTable.from_packed(b"abc", array("q", [3]), array("q", [0]))
+    with pytest.raises(ValueError, match="2 ends but 1 counts"):
+        table.add_packed(b"abc", array("q", [1, 3]), array("q", [1]))
+    with pytest.raises(ValueError, match="count 0"):
+        table.add_packed(b"abc", array("q", [1, 3]), array("q", [1, 0]))
+    assert not table  # nothing added from a refused call
     with pytest.raises(TypeError, match="CountTable or a dict"):
         count_pieces([], b"a", array("q", [1]))
     assert table.get("a") is None and "a" not in table and table.get(1, 0) == 0
