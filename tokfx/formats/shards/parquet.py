@@ -33,9 +33,9 @@ def shard_schema() -> pa.Schema:
 # still one row group: the chunks are written one after the other into its column chunk).
 # The writer works a chunk at a time: handed a row group's ids as one array (8 MB, the row
 # groups then), it built its levels and encodings for all of them at once, 32 MiB of Arrow's
-# memory at its peak, against 14-16 MiB in chunks (bench/README, "Per-worker cost"). The file's bytes do not depend
-# on the chunks (tests/formats/test_output_files.py compares it with pyarrow writing the
-# whole table).
+# memory at its peak, against 14-16 MiB in chunks (bench/README, "Per-worker cost"). The
+# file's bytes do not depend on the chunks (tests/formats/test_output_files.py compares it
+# with pyarrow writing the whole table).
 CHUNK_IDS = 1 << 16
 
 # The Parquet data page size (pyarrow's default: 1 MiB). The dictionary-encoded input_ids of a
