@@ -9,8 +9,8 @@ context="line"), summed, pruned and ready for the single training reducer.
 2. One step per part sums that part of every count file, drops the keys counted fewer than
    `min_count` times, keeps the `max_pretokens` most frequent (exact: every key is in one part
    only, so the global top is among the parts' tops) and writes the sum to a count file.
-3. `Counted.load` joins the parts into one table in the reducer that needs it, trimming to
-   `max_pretokens` as it joins.
+3. `Counted.load` joins the parts into one table in the reducer that needs it, in key order,
+   trimmed to `max_pretokens` (tokfx._count_table.join_disjoint).
 
 Only file paths go through the runner (a local runner holds what it shuffles in the launcher's
 memory). The files live in the run's work directory, which the launcher removes once the run
@@ -28,14 +28,14 @@ from apache_beam.transforms.window import GlobalWindow
 from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
-from tokfx._count_table import CountTable
+from tokfx._count_table import CountTable, join_disjoint
 from tokfx.counting.pretoken_counter import PretokenCounter
 from tokfx.counting.texts import count_lines_into
 from tokfx.formats.documents import Rejection
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.pre_tokenizers import PreTokenizer
-from beam_jobs.count_files import add_count_part, new_count_file, write_count_file
+from beam_jobs.count_files import new_count_file, read_packed_part, sum_count_parts, write_count_file
 from beam_jobs.memory import release_free_memory
 from beam_jobs.progress import COUNTING, EVERY, PassReporter
 from beam_jobs.read import REJECTED, Policy, TaskReader
@@ -68,12 +68,8 @@ class Counted(NamedTuple):
     limit: int | None
 
     def load(self) -> CountTable:
-        joined = CountTable()
-        for path in self.paths:
-            add_count_part(joined, path, 0)
-            if self.limit is not None and len(joined) > 2 * self.limit:
-                joined = joined.most_frequent(self.limit)
-        return joined.most_frequent(self.limit) if self.limit is not None else joined
+        """The parts joined, trimmed to `limit`, in key order (whatever order the parts came in)."""
+        return join_disjoint((read_packed_part(path, 0) for path in self.paths), self.limit)
 
 
 class CountSettings(NamedTuple):
@@ -175,10 +171,7 @@ class _CountTasks(beam.DoFn):
 def _sum_part(job: tuple[int, list[str]], work_dir: str, kind: str, min_count: int,
               limit: int | None) -> str:
     part, paths = job
-    summed = CountTable()
-    for path in paths:
-        add_count_part(summed, path, part)
-    summed = summed.at_least(min_count)
+    summed = sum_count_parts(paths, part).at_least(min_count)
     if limit is not None:
         summed = summed.most_frequent(limit)
     destination = new_count_file(work_dir, f"{kind}-sum")

@@ -27,6 +27,8 @@ from beam_jobs.files import create, open_raw
 MAGIC = b"TFXCOUNT"
 _HEADER = struct.Struct("<8sI")
 _PART = struct.Struct("<QQ")
+# The most keys a part's sum makes room for before it is read (8 MB of slots).
+SUM_ROOM = 1 << 20
 
 
 def new_count_file(work_dir: str, kind: str) -> str:
@@ -46,10 +48,18 @@ def write_count_file(destination: str, parts: list[CountTable]) -> None:
             f.write(counts.tobytes())
 
 
-def add_count_part(table: CountTable, path: str, part: int) -> None:
-    """Add part `part` of the count file at `path` into `table` (without a table of the part in
-    between: summing and joining the parts hash each key once)."""
-    table.add_packed(*read_packed_part(path, part))
+def sum_count_parts(paths: list[str], part: int) -> CountTable:
+    """Part `part` of each count file at `paths`, summed: each file's part is added as it is
+    read, without a table of it in between. The table has room from the start for the first
+    file's keys times the number of files, at most SUM_ROOM: growing it as the keys came took a
+    third of a Sum step (bench/README.md, "The reducer's join")."""
+    summed = CountTable()
+    for k, path in enumerate(paths):
+        keys, ends, counts = read_packed_part(path, part)
+        if k == 0:
+            summed.reserve(min(len(ends) * len(paths), SUM_ROOM))
+        summed.add_packed(keys, ends, counts)
+    return summed
 
 
 def read_packed_part(path: str, part: int) -> tuple[bytes, memoryview, memoryview]:

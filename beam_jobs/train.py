@@ -1,9 +1,9 @@
 """TrainVocab: the counted pre-tokens (and, for SaGe's context="line", the counted lines;
 beam_jobs.count.Counted) -> a trained tokenizer, saved to a directory.
 
-Runs in one reducer, which loads the counts from their files. They are sorted first, so the
-trainer sees the same input whatever order the workers delivered them in. Emits the tokenizer as a TokenizerFile, for the steps
-after it.
+Runs in one reducer, which loads the counts from their files, in key order: the trainer sees
+the same input whatever order the workers delivered them in. Emits the tokenizer as a
+TokenizerFile, for the steps after it.
 """
 from __future__ import annotations
 
@@ -27,10 +27,8 @@ log = logging.getLogger(__name__)
 
 def _train_and_save(counted: Counted, output_dir: str, settings: dict, lines: Counted | None = None):
     start = time.perf_counter()
-    counts = counted.load()
-    counts.sort()
+    counts = counted.load()  # in key order, whatever order the workers delivered the parts in
     lines = lines.load() if lines is not None else None
-    # The lines need no sort here: SaGe orders them itself (tokfx.models.sage.pieces.line_pieces).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tokenizer = train(counts, lines=lines, **settings)

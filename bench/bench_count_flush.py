@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import beam_jobs.count  # noqa: E402
 from beam_jobs.count import PARTS, CountSettings, _CountTasks  # noqa: E402
-from beam_jobs.count_files import add_count_part, new_count_file, write_count_file  # noqa: E402
+from beam_jobs.count_files import new_count_file, sum_count_parts, write_count_file  # noqa: E402
 from beam_jobs.plan import plan_reads  # noqa: E402
 from beam_jobs.read import TaskReader  # noqa: E402
 from tokfx._count_table import CountTable, count_pieces  # noqa: E402
@@ -103,9 +103,7 @@ def one_flush_size(work, flush: int, stage: str) -> tuple[float, float, int, int
         counted = time.process_time() - start
         start, keys, occurrences = time.process_time(), 0, 0
         for part in range(PARTS):
-            summed = CountTable()
-            for path in paths:
-                add_count_part(summed, path, part)
+            summed = sum_count_parts(paths, part)
             keys, occurrences = keys + len(summed), occurrences + summed.total()
         return counted, time.process_time() - start, len(paths), keys, occurrences
     finally:

@@ -11,7 +11,7 @@ import beam_jobs.count
 import tokfx.counting.pretoken_counter
 import tokfx
 from beam_jobs.count import LINE, PRETOKEN, Counted, CountSettings, CountTasks
-from beam_jobs.count_files import add_count_part, write_count_file
+from beam_jobs.count_files import read_packed_part, sum_count_parts, write_count_file
 from beam_jobs.plan import plan_reads
 from pipeline_corpus import EOT, SOURCES, paragraphs, write_zst_shards
 from tokfx._count_table import CountTable
@@ -128,30 +128,26 @@ def test_no_tasks_give_empty_counts(tmp_path):
     assert len(list((tmp_path / "work").glob("*-sum-*"))) == 2 * beam_jobs.count.PARTS
 
 
-def read_count_part(path: str, part: int) -> CountTable:
-    table = CountTable()
-    add_count_part(table, path, part)
-    return table
-
-
 def test_a_count_file_round_trips_each_part(tmp_path):
     table = CountTable({b"a": 1, b"bb": 2, b"ccc": 3, b"": 4})
     parts = table.split(3)
     write_count_file(str(tmp_path / "c.counts"), parts)
     for k, part in enumerate(parts):
-        assert read_count_part(str(tmp_path / "c.counts"), k).items() == part.items()
+        assert sum_count_parts([str(tmp_path / "c.counts")], k).items() == part.items()
 
 
-def test_parts_of_count_files_add_into_a_table_that_holds_counts(tmp_path):
+def test_the_parts_of_count_files_sum_to_the_counts_written(tmp_path):
     first = {b"a": 1, b"bb": 2, b"ccc": 3, b"long key of many bytes": 5}
     second = {b"bb": 7, b"d": 1, b"long key of many bytes": 1, b"": 4}
-    for name, counts in (("first", first), ("second", second)):
-        write_count_file(str(tmp_path / f"{name}.counts"), CountTable(counts).split(2))
-    joined = CountTable({b"a": 10, b"zz": 1})
+    paths = [str(tmp_path / f"{name}.counts") for name in ("first", "second")]
+    for path, counts in zip(paths, (first, second)):
+        write_count_file(path, CountTable(counts).split(2))
+    joined = Counter()
     for part in range(2):
-        for name in ("first", "second"):
-            add_count_part(joined, str(tmp_path / f"{name}.counts"), part)
-    assert joined.to_dict() == dict(Counter({b"a": 10, b"zz": 1}) + Counter(first) + Counter(second))
+        summed = sum_count_parts(paths, part).to_dict()
+        assert not joined.keys() & summed.keys()  # a key is in one part only
+        joined.update(summed)
+    assert joined == Counter(first) + Counter(second)
 
 
 def test_a_truncated_or_foreign_count_file_is_refused(tmp_path):
@@ -162,7 +158,7 @@ def test_a_truncated_or_foreign_count_file_is_refused(tmp_path):
     (tmp_path / "cut.counts").write_bytes(data[:-1])
     last = max(k for k, part in enumerate(parts) if part)  # its counts end the file
     with pytest.raises(ValueError, match="cut.counts: truncated count file"):
-        read_count_part(str(tmp_path / "cut.counts"), last)
+        read_packed_part(str(tmp_path / "cut.counts"), last)
     (tmp_path / "other.counts").write_bytes(b"PAR1" + data[4:])
     with pytest.raises(ValueError, match="other.counts: not a tokfx count file"):
-        read_count_part(str(tmp_path / "other.counts"), 0)
+        read_packed_part(str(tmp_path / "other.counts"), 0)

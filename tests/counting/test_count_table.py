@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokfx._count_table import CountTable, count_pieces, packed_counts
+from tokfx._count_table import CountTable, count_pieces, join_disjoint, packed_counts
 from tokfx.reference.count_table import key_hash
 
 # Few distinct short keys, so that repeats are common; any length, so that the hash's 8-byte
@@ -109,6 +109,51 @@ def test_pruning_and_sorting_equal_their_twins(pairs, n, min_count):
     table.sort()
     assert table.items() == sorted(expected.items())
     assert table == expected  # still found by key after the reorder
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=12), st.integers(1, 3)), max_size=80), st.integers(1, 5),
+       st.one_of(st.none(), st.integers(0, 90)))
+def test_join_disjoint_keeps_the_most_frequent_in_key_order(pairs, parts, keep):
+    """The counting pass's summed parts (disjoint by hash) joined, in any order of the parts;
+    counts of 1 to 3 tie often, so the cut falls among keys of equal count."""
+    expected = dict_of(pairs)
+    split = [table.packed() for table in table_of(pairs).split(parts)]
+    kept = sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))[:keep]
+    joined = join_disjoint(iter(split[::-1]), keep)
+    assert joined.items() == sorted(kept)
+    assert joined == dict(kept)  # found by key: the slots hold every kept key
+
+
+def test_join_disjoint_refuses_a_key_in_two_parts_and_bad_parts():
+    with pytest.raises(ValueError, match=r"key b'bb' is in two of the parts"):
+        join_disjoint([CountTable({b"a": 1, b"bb": 2}).packed(), CountTable({b"bb": 3}).packed()])
+    with pytest.raises(ValueError, match="count 0"):
+        join_disjoint([(b"abc", array("q", [3]), array("q", [0]))])
+    with pytest.raises(ValueError, match="keep must be None or >= 0"):
+        join_disjoint([], -1)
+    assert not join_disjoint([]) and not join_disjoint([CountTable({b"a": 1}).packed()], 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(items, st.integers(0, 5000))
+def test_a_table_with_room_reserved_equals_a_dict(pairs, room):
+    table = CountTable()
+    table.add(b"before", 2)
+    table.reserve(room)
+    for key, count in pairs:
+        table.add(key, count)
+    assert table.items() == list(dict_of([(b"before", 2), *pairs]).items())
+
+
+def test_sorting_many_keys_equals_sorted():
+    """Enough keys for every byte of the 8-byte prefixes the sort orders by to vary, and many
+    that share a prefix (a few letters, zero bytes, keys longer than 8 bytes)."""
+    rng = random.Random(11)
+    pairs = [(bytes(rng.choice(b"\x00ab\xff") for _ in range(rng.randrange(17))), 1) for _ in range(20000)]
+    table = table_of(pairs)
+    table.sort()
+    assert table.keys() == sorted(dict_of(pairs))
 
 
 @settings(max_examples=200, deadline=None)
