@@ -29,8 +29,9 @@ class TokenizerFile(NamedTuple):
     alphabet: dict
 
     @classmethod
-    def of(cls, tokenizer: Tokenizer) -> TokenizerFile:
-        return cls(tokenizer_hash(tokenizer),
+    def of(cls, tokenizer: Tokenizer, hash: str | None = None) -> TokenizerFile:
+        """`hash`: the tokenizer's, where the caller has it (from the tokfx.json it wrote)."""
+        return cls(hash or tokenizer_hash(tokenizer),
                    zstandard.ZstdCompressor().compress(pickle.dumps(tokenizer, pickle.HIGHEST_PROTOCOL)),
                    tokenizer.alphabet.to_dict())
 

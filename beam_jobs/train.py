@@ -17,9 +17,10 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
+from tokfx.formats.tokfx_json import TOKFX_JSON
 from tokfx.models.training import train
 from beam_jobs.count import Counted
-from beam_jobs.files import publish
+from beam_jobs.files import publish, sha256
 from beam_jobs.records import TokenizerFile
 
 log = logging.getLogger(__name__)
@@ -34,18 +35,20 @@ def _train_and_save(counted: Counted, output_dir: str, settings: dict, lines: Co
         tokenizer = train(counts, lines=lines, **settings)
     for warning in caught:  # on a worker too, where a warning would go to its stderr unformatted
         log.warning("warning: %s", warning.message)
-    save_tokenizer_files(tokenizer, output_dir)
+    file = TokenizerFile.of(tokenizer, save_tokenizer_files(tokenizer, output_dir))
     Metrics.counter("tokfx", "usec_train").inc(int((time.perf_counter() - start) * 1e6))
-    return TokenizerFile.of(tokenizer)
+    return file
 
 
-def save_tokenizer_files(tokenizer, output_dir: str) -> None:
+def save_tokenizer_files(tokenizer, output_dir: str) -> str:
     """The tokenizer's files (tokfx.json and the other formats that can express it) into
-    `output_dir`, which may be on an object store."""
+    `output_dir`, which may be on an object store; returns the sha256 of the tokfx.json written
+    (tokenizer_hash's, without making its text again)."""
     with tempfile.TemporaryDirectory() as local:
         tokenizer.save(local)
         for path in sorted(Path(local).iterdir()):
             publish(path, FileSystems.join(output_dir, path.name))
+        return sha256(str(Path(local) / TOKFX_JSON))
 
 
 def _train_on_both(both: dict, output_dir: str, settings: dict):

@@ -63,7 +63,7 @@ def write_gpt2_files(directory, vocab: dict[int, bytes], merges: list[tuple[byte
     if len(spelled_vocab) != len(vocab):
         raise ValueError("two ids share the same token bytes; vocab.json cannot hold both")
     with open(directory / "vocab.json", "w", encoding="utf-8") as f:
-        json.dump(spelled_vocab, f, ensure_ascii=False)
+        f.write(json.dumps(spelled_vocab, ensure_ascii=False))  # json.dump writes it a piece at a time: 3x slower
     with open(directory / "merges.txt", "w", encoding="utf-8", newline="\n") as f:
         f.write(MERGES_HEADER + "\n")
         f.writelines(f"{spell(left)} {spell(right)}\n" for left, right in merges)

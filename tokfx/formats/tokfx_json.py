@@ -48,11 +48,12 @@ def register_algorithm(name: str, param_names: Iterable[str]) -> None:
     ALGORITHMS[name] = tuple(param_names)
 
 
-def tokenizer_to_dict(tokenizer, *, for_json: bool = False) -> dict:
+def tokenizer_to_dict(tokenizer, *, for_json: bool = False, entries: bool = True) -> dict:
     """The tokenizer as a parsed tokfx.json holds it. `for_json`: for json.dumps alone, the
     tokens and merges left as the tuples the tokenizer holds (json writes a tuple as a list,
     the same bytes): a list per token was a copy of them all, part of a trainer's peak memory
-    when it saves (bench/README.md, issue 26)."""
+    when it saves (bench/README.md, issue 26). `entries=False`: with no tokens and no merges
+    (a pickle carries them as the tokenizer holds them: Tokenizer.__reduce__)."""
     row = tuple if for_json else list
     special_ids = {i: name for name, i in tokenizer.special_tokens.items()}
     control_ids = {i: name for name, i in tokenizer.control_tokens.items()}
@@ -71,8 +72,9 @@ def tokenizer_to_dict(tokenizer, *, for_json: bool = False) -> dict:
     doc.update({
         "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
-        "tokens": [None if i in special_ids or i in control_ids else row(token) for i, token in enumerate(tokens)],
-        "merges": [row(m) for m in tokenizer.merge_ids],
+        "tokens": [None if i in special_ids or i in control_ids else row(token) for i, token in enumerate(tokens)]
+                  if entries else [],
+        "merges": [row(m) for m in tokenizer.merge_ids] if entries else [],
     })
     if tokenizer.framing != Framing():
         doc["framing"] = asdict(tokenizer.framing)
