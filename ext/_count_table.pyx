@@ -366,6 +366,8 @@ cdef class CountTable:
 
     def reserve(self, size_t keys):
         """Room for `keys` keys without growing."""
+        if keys > MAX_ENTRIES:
+            raise OverflowError(f"a count table holds at most {MAX_ENTRIES:,} keys")
         cdef size_t slots = self.slots.size()
         self.entries.reserve(keys)
         while slots < 2 * keys:

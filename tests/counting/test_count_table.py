@@ -144,6 +144,8 @@ def test_a_table_with_room_reserved_equals_a_dict(pairs, room):
     for key, count in pairs:
         table.add(key, count)
     assert table.items() == list(dict_of([(b"before", 2), *pairs]).items())
+    with pytest.raises(OverflowError, match="at most"):
+        table.reserve(2**40)
 
 
 def test_sorting_many_keys_equals_sorted():
