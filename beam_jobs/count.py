@@ -161,7 +161,7 @@ class _CountTasks(beam.DoFn):
             if table:
                 self.occurrences[kind].inc(table.total())
                 path = new_count_file(self.settings.work_dir, kind)
-                write_count_file(path, table.split(PARTS))
+                write_count_file(path, table.split_packed(PARTS))
                 self.tables[kind] = CountTable()
                 yield kind, path
         self.counter = PretokenCounter(self.pretokenizer, self.tables[PRETOKEN])
@@ -175,7 +175,7 @@ def _sum_part(job: tuple[int, list[str]], work_dir: str, kind: str, min_count: i
     if limit is not None:
         summed = summed.most_frequent(limit)
     destination = new_count_file(work_dir, f"{kind}-sum")
-    write_count_file(destination, [summed])
+    write_count_file(destination, [summed.packed()])
     return destination
 
 

@@ -5,7 +5,7 @@ counted tables through the runner cost the launcher some 200 bytes per pre-token
 of English). The tables go to files under the run's work directory instead (the output
 directory, which every worker shares), and only their paths travel through the runner.
 
-A count file holds one table cut into parts by `CountTable.split`, each part readable alone:
+A count file holds one table cut into parts by `CountTable.split_packed`, each part readable alone:
 
     magic b"TFXCOUNT", parts (uint32)
     per part: entries, key bytes (two uint64)
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import struct
 import uuid
+from array import array
 
 from apache_beam.io.filesystems import FileSystems
 
@@ -36,13 +37,13 @@ def new_count_file(work_dir: str, kind: str) -> str:
     return FileSystems.join(work_dir, f"{kind}-{uuid.uuid4().hex}.counts")
 
 
-def write_count_file(destination: str, parts: list[CountTable]) -> None:
+def write_count_file(destination: str, parts: list[tuple[bytes, array, array]]) -> None:
+    """`parts`: each as CountTable.packed gives it (CountTable.split_packed: a table's parts)."""
     with create(destination) as f:
         f.write(_HEADER.pack(MAGIC, len(parts)))
-        for table in parts:
-            f.write(_PART.pack(len(table), table.key_bytes()))
-        for table in parts:
-            keys, ends, counts = table.packed()
+        for keys, ends, _ in parts:
+            f.write(_PART.pack(len(ends), len(keys)))
+        for keys, ends, counts in parts:
             f.write(keys)
             f.write(ends.tobytes())
             f.write(counts.tobytes())

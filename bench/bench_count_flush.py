@@ -72,10 +72,10 @@ def count_batches(work: list[tuple[bytes, array]], flush: int, work_dir: str) ->
         count_pieces(table, data, ends)
         if len(table) >= flush:
             paths.append(new_count_file(work_dir, "pretoken"))
-            write_count_file(paths[-1], table.split(PARTS))
+            write_count_file(paths[-1], table.split_packed(PARTS))
             table = CountTable()
     paths.append(new_count_file(work_dir, "pretoken"))
-    write_count_file(paths[-1], table.split(PARTS))
+    write_count_file(paths[-1], table.split_packed(PARTS))
     return paths
 
 

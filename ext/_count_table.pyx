@@ -572,6 +572,16 @@ cdef class CountTable:
     def split(self, int parts):
         """`parts` tables, key k in table key_hash(k) % parts: disjoint, the same part for a key
         whatever table it is in; each in this table's order."""
+        cdef vector[vector[uint32_t]] orders = self._part_orders(parts)
+        return [self._subset(orders[p]) for p in range(parts)]
+
+    def split_packed(self, int parts):
+        """split(parts), each part as `packed` gives it: what a count file holds, without a table
+        of each part in between (whose slots took a counting flush twice as long as writing)."""
+        cdef vector[vector[uint32_t]] orders = self._part_orders(parts)
+        return [self._packed_of(orders[p]) for p in range(parts)]
+
+    cdef vector[vector[uint32_t]] _part_orders(self, int parts) except *:
         if parts < 1:
             raise ValueError(f"parts must be >= 1, got {parts}")
         cdef vector[vector[uint32_t]] orders
@@ -579,7 +589,7 @@ cdef class CountTable:
         orders.resize(parts)
         for e in range(self.entries.size()):
             orders[self.entries[e].hash % <uint64_t> parts].push_back(<uint32_t> e)
-        return [self._subset(orders[p]) for p in range(parts)]
+        return orders
 
     def at_least(self, int64_t min_count):
         """The entries counted at least `min_count` times, in table order."""
@@ -636,27 +646,28 @@ cdef class CountTable:
     def packed(self):
         """(keys concatenated, their end offsets as array('q'), counts as array('q')), in table
         order: what the trainers map to symbols, and what a pickle holds."""
-        cdef size_t n = self.entries.size(), e
+        return self._packed_of(self._order())
+
+    cdef tuple _packed_of(self, const vector[uint32_t]& order):
+        """packed() of the entries at `order`, in that order."""
+        cdef size_t n = order.size(), i, key_bytes = 0
+        for i in range(n):
+            key_bytes += self.entries[order[i]].length
         cdef c_array ends = clone(array("q"), n, False)
         cdef c_array counts = clone(array("q"), n, False)
-        cdef bytes blob = PyBytes_FromStringAndSize(NULL, self.key_bytes())
+        cdef bytes blob = PyBytes_FromStringAndSize(NULL, key_bytes)
         cdef unsigned char* out = <unsigned char*> PyBytes_AS_STRING(blob)
         cdef int64_t end = 0
+        cdef const CountEntry* entry
         with nogil:
-            for e in range(n):
-                if self.entries[e].length:
-                    memcpy(out + end, self.key_of(self.entries[e]), self.entries[e].length)
-                end += self.entries[e].length
-                ends.data.as_longlongs[e] = end
-                counts.data.as_longlongs[e] = self.entries[e].count
+            for i in range(n):
+                entry = &self.entries[order[i]]
+                if entry.length:
+                    memcpy(out + end, self.key_of(entry[0]), entry.length)
+                end += entry.length
+                ends.data.as_longlongs[i] = end
+                counts.data.as_longlongs[i] = entry.count
         return blob, ends, counts
-
-    cpdef size_t key_bytes(self):
-        """The length of the keys concatenated (packed()'s first item)."""
-        cdef size_t size = 0, e
-        for e in range(self.entries.size()):
-            size += self.entries[e].length
-        return size
 
     @staticmethod
     def from_packed(bytes keys not None, const int64_t[::1] ends not None, const int64_t[::1] counts not None):

@@ -25,7 +25,7 @@ def texts():
 def _counted(counts: dict, directory, name: str) -> Counted:
     """`counts` as the counting pass hands them on: its parts in count files (two here)."""
     paths = [str(directory / f"{name}-{k}.counts") for k in range(2)]
-    for path, part in zip(paths, CountTable(counts).split(2)):
+    for path, part in zip(paths, CountTable(counts).split_packed(2)):
         write_count_file(path, [part])
     return Counted(tuple(paths), None)
 

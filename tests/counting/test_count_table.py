@@ -97,6 +97,7 @@ def test_split_sends_each_key_to_its_hash_part(pairs, parts):
     assert len(split) == parts
     for part, counts in enumerate(split):
         assert counts.items() == [(k, c) for k, c in table.items() if key_hash(k) % parts == part]
+    assert table.split_packed(parts) == [counts.packed() for counts in split]
 
 
 @settings(max_examples=200, deadline=None)
