@@ -53,7 +53,7 @@ def sum_count_parts(paths: list[str], part: int) -> CountTable:
     """Part `part` of each count file at `paths`, summed: each file's part is added as it is
     read, without a table of it in between. The table has room from the start for the first
     file's keys times the number of files, at most SUM_ROOM: growing it as the keys came took a
-    third of a Sum step (bench/README.md, "The reducer's join")."""
+    third of the adding time (bench/README.md, "The reducer's join")."""
     summed = CountTable()
     for k, path in enumerate(paths):
         keys, ends, counts = read_packed_part(path, part)

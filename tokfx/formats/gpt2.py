@@ -63,7 +63,8 @@ def write_gpt2_files(directory, vocab: dict[int, bytes], merges: list[tuple[byte
     if len(spelled_vocab) != len(vocab):
         raise ValueError("two ids share the same token bytes; vocab.json cannot hold both")
     with open(directory / "vocab.json", "w", encoding="utf-8") as f:
-        f.write(json.dumps(spelled_vocab, ensure_ascii=False))  # json.dump writes it a piece at a time: 3x slower
+        # One string: json.dump writes a piece at a time (18 against 11 ms for 32,000 tokens).
+        f.write(json.dumps(spelled_vocab, ensure_ascii=False))
     with open(directory / "merges.txt", "w", encoding="utf-8", newline="\n") as f:
         f.write(MERGES_HEADER + "\n")
         f.writelines(f"{spell(left)} {spell(right)}\n" for left, right in merges)
