@@ -8,7 +8,7 @@ key of up to 8 bytes inside it, a longer one in one arena) and an open-addressin
 
 It is what the pipeline's counting stages pass between them (pickled as three flat buffers),
 and what `tokfx train FILES` counts into. Its twin is a dict: tests compare every operation
-with the dict one; `tokfx.reference.count_table` is the twin of the hash that `split` uses.
+with the dict one; `tokfx.reference.count_table` is the twin of the hash that `split_packed` uses.
 """
 from array import array
 from collections.abc import Mapping
@@ -208,7 +208,7 @@ cdef inline uint64_t finish_hash(uint64_t h, uint64_t word, size_t tail) noexcep
 cdef inline uint64_t key_hash(const unsigned char* key, size_t length, uint64_t word) noexcept nogil:
     """Multiply-xorshift over little-endian 8-byte words, the last one maybe shorter, finished
     with fmix64 (twin: tokfx.reference.count_table.key_hash). `word`: the key's short_word
-    when it has at most 8 bytes (unread otherwise). Fixed, unlike Python's hash: `split` must
+    when it has at most 8 bytes (unread otherwise). Fixed, unlike Python's hash: `split_packed` must
     send a key to the same part on every worker."""
     cdef uint64_t h = <uint64_t> length * 0x9E3779B97F4A7C15ULL
     cdef const unsigned char* end = key + length
@@ -569,19 +569,11 @@ cdef class CountTable:
 
     # ---- tables made from this one
 
-    def split(self, int parts):
-        """`parts` tables, key k in table key_hash(k) % parts: disjoint, the same part for a key
-        whatever table it is in; each in this table's order."""
-        cdef vector[vector[uint32_t]] orders = self._part_orders(parts)
-        return [self._subset(orders[p]) for p in range(parts)]
-
     def split_packed(self, int parts):
-        """split(parts), each part as `packed` gives it: what a count file holds, without a table
-        of each part in between (whose slots took a counting flush twice as long as writing)."""
-        cdef vector[vector[uint32_t]] orders = self._part_orders(parts)
-        return [self._packed_of(orders[p]) for p in range(parts)]
-
-    cdef vector[vector[uint32_t]] _part_orders(self, int parts) except *:
+        """`parts` parts, key k in part key_hash(k) % parts: disjoint, the same part for a key
+        whatever table it is in; each in this table's order, as `packed` gives it: what a count
+        file holds, without a table of each part in between (whose slots took a counting flush
+        twice as long as writing)."""
         if parts < 1:
             raise ValueError(f"parts must be >= 1, got {parts}")
         cdef vector[vector[uint32_t]] orders
@@ -589,7 +581,7 @@ cdef class CountTable:
         orders.resize(parts)
         for e in range(self.entries.size()):
             orders[self.entries[e].hash % <uint64_t> parts].push_back(<uint32_t> e)
-        return orders
+        return [self._packed_of(orders[p]) for p in range(parts)]
 
     def at_least(self, int64_t min_count):
         """The entries counted at least `min_count` times, in table order."""

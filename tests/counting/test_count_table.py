@@ -93,11 +93,11 @@ def test_add_packed_while_the_table_grows():
 @given(items, st.integers(1, 9))
 def test_split_sends_each_key_to_its_hash_part(pairs, parts):
     table = table_of(pairs)
-    split = table.split(parts)
+    split = table.split_packed(parts)
     assert len(split) == parts
-    for part, counts in enumerate(split):
-        assert counts.items() == [(k, c) for k, c in table.items() if key_hash(k) % parts == part]
-    assert table.split_packed(parts) == [counts.packed() for counts in split]
+    for part, packed in enumerate(split):
+        assert CountTable.from_packed(*packed).items() == [(k, c) for k, c in table.items()
+                                                           if key_hash(k) % parts == part]
 
 
 @settings(max_examples=200, deadline=None)
@@ -119,7 +119,7 @@ def test_join_disjoint_keeps_the_most_frequent_in_key_order(pairs, parts, keep):
     """The counting pass's summed parts (disjoint by hash) joined, in any order of the parts;
     counts of 1 to 3 tie often, so the cut falls among keys of equal count."""
     expected = dict_of(pairs)
-    split = [table.packed() for table in table_of(pairs).split(parts)]
+    split = table_of(pairs).split_packed(parts)
     kept = sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))[:keep]
     joined = join_disjoint(iter(split[::-1]), keep)
     assert joined.items() == sorted(kept)

@@ -57,7 +57,6 @@ def tokenizer_to_dict(tokenizer, *, for_json: bool = False, entries: bool = True
     row = tuple if for_json else list
     special_ids = {i: name for name, i in tokenizer.special_tokens.items()}
     control_ids = {i: name for name, i in tokenizer.control_tokens.items()}
-    tokens = tokenizer.tokens
     doc = {
         "format": "tokfx",
         "format_version": FORMAT_VERSION,
@@ -72,8 +71,8 @@ def tokenizer_to_dict(tokenizer, *, for_json: bool = False, entries: bool = True
     doc.update({
         "alphabet": tokenizer.alphabet.to_dict(),
         "special_tokens": [{"id": i, "content": name} for i, name in sorted(special_ids.items())],
-        "tokens": [None if i in special_ids or i in control_ids else row(token) for i, token in enumerate(tokens)]
-                  if entries else [],
+        "tokens": [None if i in special_ids or i in control_ids else row(token)
+                   for i, token in enumerate(tokenizer.tokens)] if entries else [],
         "merges": [row(m) for m in tokenizer.merge_ids] if entries else [],
     })
     if tokenizer.framing != Framing():
