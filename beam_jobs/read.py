@@ -40,11 +40,14 @@ class Policy:
 
 class TaskReader:
     """The items (Documents and Rejections) of one read task, in file order, and how far into
-    the task reading is (`done()`, a fraction of its stored bytes)."""
+    the task reading is (`done()`, a fraction of its stored bytes). With `utf8`, a document
+    that needs only its text may come as its UTF-8 (bytes), where the format reads it so
+    (Reader.read_texts)."""
 
-    def __init__(self, task: ReadTask, options: ReadOptions):
+    def __init__(self, task: ReadTask, options: ReadOptions, utf8: bool = False):
         self.task, self.options = task, options
         self.reader = reader_for(task.path)
+        self.read = (self.reader.read_texts if utf8 else None) or self.reader.read
         # A part is in bytes for text only (row groups for Parquet: progress then unknown).
         self.known = task.part is None or self.reader.name == "text"
         self.start, self.end = task.part if task.part and self.known and task.part != (0, 0) else (0, task.size)
@@ -52,7 +55,7 @@ class TaskReader:
 
     def __iter__(self):
         with open_raw(self.task.path) as self._raw:
-            yield from self.reader.read(self._raw, self.task.path, self.options, self.task.part)
+            yield from self.read(self._raw, self.task.path, self.options, self.task.part)
 
     def done(self) -> float | None:
         """Share of the task read so far (by the position in the stored file: a .txt part or a

@@ -420,6 +420,7 @@ cdef class FieldScanner:
     """`fields(line)`: {name: value} for the top-level fields of `names` that the record on the
     line holds (a duplicate key: its last value, as json.loads keeps), a string value decoded, any
     other value as its JSON text (bytes, for json.loads); None when json.loads must read the line.
+    `text_utf8(line)`: the UTF-8 of the one name's value, where it is a string.
     """
     cdef vector[string] keys
     cdef list names
@@ -436,23 +437,28 @@ cdef class FieldScanner:
         self.ends.resize(self.keys.size())
         self.shapes.resize(self.keys.size())
 
+    cdef bint _scan(self, bytes line) noexcept:
+        """Whether the line is a record read here; if so, where its named values are."""
+        cdef size_t k
+        cdef Wanted wanted
+        for k in range(self.keys.size()):
+            self.starts[k] = -1
+        wanted.keys, wanted.starts, wanted.ends = &self.keys, self.starts.data(), self.ends.data()
+        wanted.shapes, wanted.key = self.shapes.data(), &self.buffer
+        cdef const uint8_t* p = <const uint8_t*> PyBytes_AS_STRING(line)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(line)
+        with nogil:
+            return scan_record(p, n, &wanted)
+
     def fields(self, bytes line not None):
         cdef const uint8_t* p = <const uint8_t*> PyBytes_AS_STRING(line)
         cdef size_t k, count = self.keys.size()
         cdef Py_ssize_t* starts = self.starts.data()
         cdef Py_ssize_t* ends = self.ends.data()
         cdef Shape* shapes = self.shapes.data()
-        cdef Py_ssize_t n = PyBytes_GET_SIZE(line)
-        cdef Wanted wanted
         cdef const char* body
         cdef Py_ssize_t size
-        for k in range(count):
-            starts[k] = -1
-        wanted.keys, wanted.starts, wanted.ends, wanted.shapes, wanted.key = &self.keys, starts, ends, shapes, &self.buffer
-        cdef bint read
-        with nogil:
-            read = scan_record(p, n, &wanted)
-        if not read:
+        if not self._scan(line):
             return None
         found = {}
         for k in range(count):
@@ -478,3 +484,32 @@ cdef class FieldScanner:
                     return None
             found[self.names[k]] = text
         return found
+
+    def text_utf8(self, bytes line not None):
+        """The UTF-8 of the one name's value (the text field), as bytes, where the line is a
+        record read here and that value is a string: the bytes `fields(line)[name]` would
+        encode to, without the str in between (what counting needs of a document). None where
+        `fields` answers None, and where the value is absent or not a string: the reader then
+        reads the line the full way, which says why it is rejected. For a scanner of one name
+        only: the UTF-8 of other named values is left unchecked until they are decoded."""
+        if self.keys.size() != 1:
+            raise ValueError(f"text_utf8 reads one field; this scanner reads {len(self.names)}")
+        if not self._scan(line):
+            return None
+        cdef const uint8_t* p = <const uint8_t*> PyBytes_AS_STRING(line)
+        cdef Py_ssize_t start = self.starts[0], end = self.ends[0], size
+        cdef Shape shape = self.shapes[0]
+        if start < 0 or p[start] != 34:
+            return None
+        if shape.escapes == 0:
+            # Its UTF-8 checked here, as decoding it checks it (strict: no encoded surrogate).
+            if not shape.ascii and not is_utf8(p, start + 1, end - 1):
+                return None
+            return line[start + 1:end - 1]
+        self.buffer.resize(end - start)
+        size = unescape(p, start + 1, end - 1, self.buffer.data())
+        # An escape writes whole UTF-8 characters, so checking the unescaped bytes checks the
+        # raw ones between the escapes (as `fields` decodes the same buffer).
+        if size < 0 or (not shape.ascii and not is_utf8(<const uint8_t*> self.buffer.data(), 0, size)):
+            return None
+        return self.buffer.data()[:size]

@@ -64,6 +64,17 @@ def test_counts_are_the_librarys_counts(texts, tmp_path):
     assert _count(tmp_path, texts)[PRETOKEN] == expected
 
 
+def test_json_lines_texts_are_counted_as_read_in_utf8(texts, tmp_path, monkeypatch):
+    """The counting pass takes a JSON-lines text as its UTF-8 (Reader.read_texts): no str of it
+    is counted, and the counts are the library's."""
+    expected = tokfx.count_pretokens(texts, special_tokens=[EOT])
+
+    def refuse(self, text):
+        raise AssertionError("a str was counted")
+    monkeypatch.setattr(tokfx.counting.pretoken_counter.PretokenCounter, "add", refuse)
+    assert _count(tmp_path, texts)[PRETOKEN] == expected
+
+
 def test_a_bundle_that_outgrows_its_table_writes_it_and_counts_on(texts, tmp_path, monkeypatch):
     # A flush every 100 distinct pre-tokens, counted by batches of 50 bytes: many count files,
     # the same sum.

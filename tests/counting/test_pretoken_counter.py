@@ -46,6 +46,29 @@ def test_batches_count_what_each_text_holds(pattern, counts, texts, batch_bytes)
     assert list(counted) == list(expected)  # keys in order of first occurrence
 
 
+# Counting texts given as UTF-8 (what the counting pass reads from JSON lines) counts what
+# counting their str counts: special tokens cut out of the bytes where the text holds them.
+@pytest.mark.parametrize("pattern", ["gpt2", r"\s+|\S{1,3}"])
+@settings(max_examples=100, deadline=None)
+@given(texts=texts, batch_bytes=st.integers(1, 40))
+def test_texts_given_as_utf8_count_what_their_str_counts(pattern, texts, batch_bytes):
+    pretokenizer = PreTokenizer(pattern, SPECIALS)
+    texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
+    counter = PretokenCounter(pretokenizer, CountTable(), batch_bytes)
+    assert counter.takes_utf8
+    for text in texts:
+        counter.add_utf8(text.encode("utf-8"))
+    counted = counter.flush()
+    assert counted == expected_counts(pretokenizer, texts)
+
+
+def test_a_normalizing_pretokenizer_takes_no_utf8():
+    counter = PretokenCounter(PreTokenizer("sentencepiece"), CountTable())
+    assert not counter.takes_utf8
+    with pytest.raises(ValueError, match="normalizer"):
+        counter.add_utf8(b"a b")
+
+
 def test_nothing_is_counted_before_the_batch_is_full_or_flushed():
     counter = PretokenCounter(PreTokenizer("gpt2"), CountTable(), batch_bytes=10)
     counter.add("hello")

@@ -18,6 +18,7 @@ from tokfx._json_fields import FieldScanner
 from tokfx.formats.readers import ReadOptions, jsonl
 from tokfx.formats.readers.jsonl import READER
 from tokfx.reference.json_fields import fields as reference_fields
+from tokfx.reference.json_fields import text_utf8 as reference_text_utf8
 
 NAMES = ("text", "id", "url", "score")
 
@@ -99,6 +100,35 @@ def test_what_json_dumps_writes_is_read_by_the_scanner(record, ensure_ascii):
     assert check_line(json.dumps(record, ensure_ascii=ensure_ascii).encode() + b"\n") is not None
 
 
+@settings(max_examples=1000, deadline=None)
+@given(json_lines(), st.sampled_from(NAMES))
+def test_text_utf8_is_the_fields_string_as_utf8(line, name):
+    """The one field's string as UTF-8 where `fields` reads it (and its twin agrees); None where
+    `fields` answers None or the value is absent or no string."""
+    scanner = FieldScanner([name])
+    found = scanner.fields(line)
+    value = None if found is None else found.get(name)
+    expected = value.encode("utf-8") if isinstance(value, str) else None
+    assert scanner.text_utf8(line) == expected == reference_text_utf8(line, name)
+
+
+@pytest.mark.parametrize("line, expected", [
+    (b'{"text": "a\\u00e9\\n", "text": "b\xc3\xa9"}', "b\u00e9".encode()),  # the last, checked
+    (b'{"text": "\\ud83d\\ude00\\/\xe6\x96\x87"}', "\U0001F600/\u6587".encode()),
+    (b'{"text": "\\ud800"}', None), (b'{"text": "\xed\xa0\x80"}', None), (b'{"text": "a\xc3"}', None),
+    (b'{"text": "\\u00e9\xff"}', None),  # bad UTF-8 between escapes
+    (b'{"text": 1}', None), (b'{"id": "a"}', None), (b'{"text": "a",}', None),
+])
+def test_text_utf8_of_lines(line, expected):
+    assert FieldScanner(["text"]).text_utf8(line) == expected == reference_text_utf8(line, "text")
+
+
+def test_text_utf8_needs_a_scanner_of_one_field():
+    # With two, the other value's UTF-8 would go unchecked (it is checked as it is decoded).
+    with pytest.raises(ValueError, match="reads one field"):
+        FieldScanner(["text", "id"]).text_utf8(b'{"text": "a", "id": "\xff"}')
+
+
 @pytest.mark.parametrize("line, expected", [
     (b'{"text": "a", "text": "b"}', {"text": "b"}),  # json.loads keeps the last
     (b'{"text": "\\ud83d\\ude00 \\u00e9\\n\\/\\t"}', {"text": "\U0001F600 \u00e9\n/\t"}),
@@ -141,6 +171,24 @@ def test_the_reader_yields_what_json_loads_gave(lines):
         assert _read(data, True, **options) == _read(data, False, **options)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(json_lines(), min_size=1, max_size=8))
+def test_read_texts_yields_the_documents_texts_as_utf8(lines):
+    """READER.read_texts: each document whose record needs only its text as that text's UTF-8,
+    every other item (rejections, documents with an id or kept fields) as `read` gives it."""
+    data = b"\n".join(lines) + b"\n"
+    for options in ({}, {"text_field": "url"}, {"id_field": "id"}, {"keep": (("url", pa.string()),)}):
+        read = _read(data, True, **options)
+        texts = list(READER.read_texts(io.BytesIO(data), "c.jsonl", ReadOptions(**options), None))
+        assert len(texts) == len(read)
+        only_text = "id_field" not in options and "keep" not in options
+        for got, item in zip(texts, read):
+            if isinstance(got, bytes):
+                assert only_text and got == item.text.encode("utf-8")
+            else:
+                assert got == item
+
+
 @pytest.mark.parametrize("relative", CORPUS_FILES)
 def test_the_corpora_as_json_lines(relative):
     paragraphs = corpus_path(relative).read_text(encoding="utf-8").split("\n\n")
@@ -150,3 +198,5 @@ def test_the_corpora_as_json_lines(relative):
     # Every record is read by the scanner, none by json.loads.
     scanner = FieldScanner(("text", "id"))
     assert all(scanner.fields(line) is not None for line in data.splitlines())
+    texts = list(READER.read_texts(io.BytesIO(data), "c.jsonl", ReadOptions(), None))
+    assert texts == [p.encode("utf-8") for p in paragraphs]

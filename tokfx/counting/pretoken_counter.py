@@ -44,12 +44,34 @@ class PretokenCounter:
         if self._size >= self._batch_bytes:
             self.flush()
 
+    @property
+    def takes_utf8(self) -> bool:
+        """Whether `add_utf8` counts texts given as UTF-8: the pre-tokenizer normalizes none."""
+        return self.pretokenizer.normalizer is None
+
+    def add_utf8(self, data: bytes) -> None:
+        """`add` of a text given as its UTF-8 (valid UTF-8, as a reader's `read_texts` gives
+        it), where `takes_utf8`. Special tokens are cut out of the bytes: UTF-8 being
+        self-synchronizing, their UTF-8 is found where the text holds them."""
+        if not self.takes_utf8:
+            raise ValueError("a pre-tokenizer with a normalizer counts texts, not UTF-8")
+        start = 0
+        for begin, end in self.pretokenizer.specials.spans_in_bytes(data):
+            self._append(data[start:begin])
+            start = end
+        self._append(data[start:] if start else data)
+        if self._size >= self._batch_bytes:
+            self.flush()
+
     def _queue(self, text: str) -> None:
         for chunk, special in self.pretokenizer.chunks(text):
             if not special:
-                data = chunk.encode("utf-8")
-                self._chunks.append(data)
-                self._size += len(data)
+                self._append(chunk.encode("utf-8"))
+
+    def _append(self, data: bytes) -> None:
+        if data:  # as SpecialTokens.split leaves empty chunks out
+            self._chunks.append(data)
+            self._size += len(data)
 
     def flush(self):
         """Count the texts added since the last flush; returns `counts`."""

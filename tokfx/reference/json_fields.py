@@ -109,3 +109,11 @@ def fields(line: bytes, names) -> dict | None:
                 return None
             found[name] = value
     return found
+
+
+def text_utf8(line: bytes, name: str) -> bytes | None:
+    """FieldScanner([name]).text_utf8(line): the UTF-8 of the string value of `name`; None where
+    `fields` answers None or the value is absent or no string."""
+    found = fields(line, [name])
+    value = None if found is None else found.get(name)
+    return value.encode("utf-8") if isinstance(value, str) else None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator
+from functools import partial
 from typing import BinaryIO
 
 import pyarrow as pa
@@ -110,9 +111,12 @@ def _one_json_document(line: bytes) -> str | None:
 
 
 def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
-               part: ReadRange | None = None) -> Iterator[Document | Rejection]:
+               part: ReadRange | None = None, utf8: bool = False) -> Iterator[Document | Rejection | bytes]:
     """Each record of an open JSON-lines file as a Document or a Rejection, streamed (the file
-    is read whole: `part` is always None, this format has no ranges).
+    is read whole: `part` is always None, this format has no ranges). With `utf8` (READER's
+    `read_texts`), where a document needs nothing but its text (no id field, no kept fields), a
+    record the scanner reads comes as the UTF-8 of its text instead of a Document: counting
+    encoded each text back to UTF-8 (bench/README.md, "Counting reads UTF-8").
 
     A file that ends early or is corrupt ends with a Rejection of the whole file; so does a
     file with no bytes at all. A file that is one JSON document is rejected whole instead of
@@ -121,6 +125,7 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
     line_no = 0
     first = True
     scanner = _field_scanner(options)
+    texts = utf8 and scanner is not None and options.id_field is None and not options.keep
     try:
         for line_no, line in enumerate(iter_lines(raw, name), start=1):
             if not line.strip():
@@ -129,6 +134,9 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
                 yield Rejection(name, None, reason, whole_file=True)
                 return
             first = False
+            if texts and (text := scanner.text_utf8(line)) is not None:
+                yield text
+                continue
             try:
                 record, scanned = _record(line, scanner)
             except UnicodeDecodeError:
@@ -183,4 +191,4 @@ def json_field_types(raw: BinaryIO, name: str, options: ReadOptions, names: tupl
 
 READER = Reader("jsonl", tuple(name + compressed for name in (".jsonl", ".json", ".ndjson")
                               for compressed in ("", ".gz", ".zst")), read_jsonl,
-                field_types=json_field_types)
+                field_types=json_field_types, read_texts=partial(read_jsonl, utf8=True))

@@ -43,10 +43,14 @@ class Reader:
     cannot be split). `suffixes` are lower case; a file's name matches them in any case.
     `field_types(raw, name, options, names)` tells the types of the fields `names` that the
     file's records have ({name: Arrow type, or why its values cannot be kept}); None for a
-    format whose documents have no fields.
+    format whose documents have no fields. `read_texts` is `read` where a document that needs
+    nothing but its text may come as the UTF-8 of its text (bytes), what counting reads; None
+    for a format without that shortcut.
     """
     name: str
     suffixes: tuple[str, ...]
     read: Callable[[BinaryIO, str, ReadOptions, ReadRange | None], Iterator[Document | Rejection]]
     ranges: Callable[[BinaryIO, int, ReadOptions], Sequence[ReadRange]] | None = None
     field_types: Callable[[BinaryIO, str, ReadOptions, tuple[str, ...]], dict] | None = None
+    read_texts: Callable[[BinaryIO, str, ReadOptions, ReadRange | None],
+                         Iterator[Document | Rejection | bytes]] | None = None
