@@ -129,6 +129,12 @@ def test_join_disjoint_keeps_the_most_frequent_in_key_order(pairs, parts, keep):
 def test_join_disjoint_refuses_a_key_in_two_parts_and_bad_parts():
     with pytest.raises(ValueError, match=r"key b'bb' is in two of the parts"):
         join_disjoint([CountTable({b"a": 1, b"bb": 2}).packed(), CountTable({b"bb": 3}).packed()])
+    # Keys that share their first 8 bytes, the one in two parts last among them.
+    long = {b"internat" + tail: 2 for tail in (b"", b"ional", b"ionally", b"\x00", b"ionalz")}
+    with pytest.raises(ValueError, match=r"key b'internationalz' is in two of the parts"):
+        join_disjoint([CountTable(long).packed(), CountTable({b"internationalz": 1, b"z": 1}).packed()])
+    assert join_disjoint([CountTable(long).packed(), CountTable({b"internationaly": 1}).packed()]).items() == \
+        sorted([*long.items(), (b"internationaly", 1)])
     with pytest.raises(ValueError, match="count 0"):
         join_disjoint([(b"abc", array("q", [3]), array("q", [0]))])
     with pytest.raises(ValueError, match="keep must be None or >= 0"):
