@@ -22,7 +22,7 @@ tokfx.reference.wordpiece_train.
 from array import array
 
 from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint32_t, uint64_t
-from libcpp.algorithm cimport sort
+from libcpp.algorithm cimport is_sorted, sort
 from libcpp.string cimport string
 from libcpp.utility cimport move
 from libcpp.vector cimport vector
@@ -407,7 +407,11 @@ cdef class _MergeLoop:
         cdef vector[int32_t] candidates = move(self.pair_positions[pair])
         self.pair_positions[pair].clear()
         self.pair_positions[pair].shrink_to_fit()
-        sort(candidates.begin(), candidates.end())
+        # A pair's positions were appended in word order unless later merges added some: a
+        # pass, where std::sort of a sorted list costs n log n (the first merges' lists are
+        # the longest, hundreds of thousands of positions).
+        if not is_sorted(candidates.begin(), candidates.end()):
+            sort(candidates.begin(), candidates.end())
         cdef int32_t p, q, before, after
         cdef size_t i, n_candidates = candidates.size()
         cdef int64_t weight, merged_weight = 0
