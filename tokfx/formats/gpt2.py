@@ -59,7 +59,8 @@ def write_gpt2_files(directory, vocab: dict[int, bytes], merges: list[tuple[byte
     which the original GPT-2 loader drops unread)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    spelled_vocab = {spell(vocab[token_id]): token_id for token_id in sorted(vocab)}
+    spellings = {token: spell(token) for token in vocab.values()}  # each token spelled once
+    spelled_vocab = {spellings[vocab[token_id]]: token_id for token_id in sorted(vocab)}
     if len(spelled_vocab) != len(vocab):
         raise ValueError("two ids share the same token bytes; vocab.json cannot hold both")
     with open(directory / "vocab.json", "w", encoding="utf-8") as f:
@@ -67,4 +68,5 @@ def write_gpt2_files(directory, vocab: dict[int, bytes], merges: list[tuple[byte
         f.write(json.dumps(spelled_vocab, ensure_ascii=False))
     with open(directory / "merges.txt", "w", encoding="utf-8", newline="\n") as f:
         f.write(MERGES_HEADER + "\n")
-        f.writelines(f"{spell(left)} {spell(right)}\n" for left, right in merges)
+        f.writelines(f"{spellings.get(left) or spell(left)} {spellings.get(right) or spell(right)}\n"
+                     for left, right in merges)
