@@ -5,7 +5,7 @@ from pathlib import Path
 
 from tokfx.formats.untrusted import Fields, TokenizerFileError, read_file_bytes, read_json_file, shown
 from tokfx.limits import MAX_TOKEN_SYMBOLS, MAX_TOKENS
-from tokfx.pre_tokenizers.byte_level import spell, unspell
+from tokfx.pre_tokenizers.byte_level import spell, spelled_merges, unspell
 
 MERGES_HEADER = "#version: 0.2"
 
@@ -68,5 +68,4 @@ def write_gpt2_files(directory, vocab: dict[int, bytes], merges: list[tuple[byte
         f.write(json.dumps(spelled_vocab, ensure_ascii=False))
     with open(directory / "merges.txt", "w", encoding="utf-8", newline="\n") as f:
         f.write(MERGES_HEADER + "\n")
-        f.writelines(f"{spellings.get(left) or spell(left)} {spellings.get(right) or spell(right)}\n"
-                     for left, right in merges)
+        f.writelines(f"{left} {right}\n" for left, right in spelled_merges(merges, spellings))

@@ -8,7 +8,7 @@ import math
 
 import regex
 
-from tokfx.pre_tokenizers.byte_level import spell
+from tokfx.pre_tokenizers.byte_level import spell, spelled_merges
 
 # Oniguruma (the regex engine of tokenizers, Ruby syntax) reads `X{1,3}+` as `(X{1,3})+`, not as
 # the possessive interval that `regex` and tiktoken's patterns (cl100k) mean; an atomic group
@@ -55,8 +55,8 @@ def hf_tokenizer_json(vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]]
             # False: a piece that is itself a token still goes through the merges, as in our encoder.
             "ignore_merges": False,
             "vocab": (spelled := model_vocab(vocab, special_tokens)),
-            "merges": _spelled_merges(merges, {vocab[i]: spelling for spelling, i in spelled.items()
-                                               if spelling not in special_tokens}),
+            "merges": [[left, right] for left, right in spelled_merges(
+                merges, {vocab[i]: spelling for spelling, i in spelled.items() if spelling not in special_tokens})],
         },
     }
 
@@ -72,12 +72,6 @@ def hf_unigram_tokenizer_json(vocab: dict[int, bytes], scores: list[float | None
     doc["model"] = {"type": "Unigram", "unk_id": None, "byte_fallback": False,
                     "vocab": [[spelled[i], 0.0 if scores[i] is None else scores[i]] for i in range(len(vocab))]}
     return doc
-
-
-def _spelled_merges(merges: list[tuple[bytes, bytes]], spellings: dict[bytes, str]) -> list[list[str]]:
-    """The merges spelled, their parts' spellings taken from the vocabulary's where they are
-    tokens (a merge's parts are): each token spelled once."""
-    return [[spellings.get(left) or spell(left), spellings.get(right) or spell(right)] for left, right in merges]
 
 
 def model_vocab(vocab: dict[int, bytes], special_tokens: dict[str, int]) -> dict[str, int]:

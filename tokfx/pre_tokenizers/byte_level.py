@@ -33,6 +33,13 @@ def spell(token: bytes) -> str:
     return token.decode("latin-1").translate(_SPELLING)
 
 
+def spelled_merges(merges, spellings: dict[bytes, str]):
+    """Each merge's two parts spelled, from `spellings` (a vocabulary's tokens, spelled once)
+    where they are there, as a merge's parts are."""
+    for left, right in merges:
+        yield spellings.get(left) or spell(left), spellings.get(right) or spell(right)
+
+
 def unspell(spelling: str) -> bytes:
     """Raises KeyError for a character outside GPT-2's byte alphabet."""
     return bytes(map(unicode_to_bytes().__getitem__, spelling))
