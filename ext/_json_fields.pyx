@@ -184,10 +184,23 @@ cdef bint skip_string(Cursor* c, Shape* shape, bint check_utf8) noexcept nogil:
     return False
 
 
+cdef inline bint any_high(const uint8_t* p) noexcept nogil:
+    """Whether any of the 8 bytes at p is non-ASCII."""
+    cdef uint64_t x
+    memcpy(&x, p, 8)
+    return (x & <uint64_t> 0x8080808080808080) != 0
+
+
 cdef bint is_utf8(const uint8_t* p, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-    """Whether p[start:end] is UTF-8 with no encoded surrogate."""
+    """Whether p[start:end] is UTF-8 with no encoded surrogate. ASCII is passed over a word at
+    a time: a text with a single curly quote is checked whole (0.14 -> 0.10 s for the 127 MB of
+    one file of the 1 GB bench corpus, 83 % of its texts not ASCII)."""
     cdef Py_ssize_t i = start, length
     while i < end:
+        while i + 8 <= end and not any_high(p + i):
+            i += 8
+        if i >= end:
+            break
         if p[i] < 128:
             i += 1
             continue

@@ -123,6 +123,25 @@ def test_text_utf8_of_lines(line, expected):
     assert FieldScanner(["text"]).text_utf8(line) == expected == reference_text_utf8(line, "text")
 
 
+@pytest.mark.parametrize("middle", [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe2\x80", b"\xf4\x90\x80\x80",
+                                    "\u00e9".encode(), "\u6587".encode(), "\U0001F600".encode()])
+@pytest.mark.parametrize("escape", [b"", b"\\n"])
+def test_text_utf8_checks_utf8_after_and_between_ascii_runs(middle, escape):
+    """ASCII is passed over a word at a time: a byte that is not UTF-8 (or a character that is)
+    at every offset of a word, after and before runs of ASCII, with and without an escape (which
+    checks the unescaped copy)."""
+    scanner = FieldScanner(["text"])
+    for before in range(0, 18):
+        for after in (0, 1, 7, 8, 9, 16):
+            body = escape + b"a" * before + middle + b"b" * after
+            try:
+                expected = json.loads(b'"' + body + b'"').encode("utf-8")
+            except (UnicodeDecodeError, UnicodeEncodeError):  # not UTF-8, or a surrogate json reads
+                expected = None
+            line = b'{"text": "' + body + b'"}'
+            assert scanner.text_utf8(line) == expected == reference_text_utf8(line, "text"), (before, after)
+
+
 def test_text_utf8_needs_a_scanner_of_one_field():
     # With two, the other value's UTF-8 would go unchecked (it is checked as it is decoded).
     with pytest.raises(ValueError, match="reads one field"):
