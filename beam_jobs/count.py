@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from typing import NamedTuple
 
 import apache_beam as beam
@@ -175,10 +176,10 @@ class _CountTasks(beam.DoFn):
         release_free_memory()  # the tables just written (13 MB off a 2-worker `tokfx run` at 100 MB)
 
 
-def _sum_part(job: tuple[int, list[str]], work_dir: str, kind: str, min_count: int,
+def _sum_part(job: tuple[int, Iterable[str]], work_dir: str, kind: str, min_count: int,
               limit: int | None) -> str:
     part, paths = job
-    summed = sum_count_parts(paths, part).at_least(min_count)
+    summed = sum_count_parts(sorted(paths), part).at_least(min_count)
     if limit is not None:
         summed = summed.most_frequent(limit)
     destination = new_count_file(work_dir, f"{kind}-sum")
@@ -194,10 +195,13 @@ class _SumParts(beam.PTransform):
         self.work_dir, self.kind, self.min_count, self.limit = work_dir, kind, min_count, limit
 
     def expand(self, paths):
+        # One shuffle: each part's step gets the paths of every count file (all of them hold
+        # every part), grouped by part, which spreads the steps over the workers. A list of all
+        # the files sent on by part took two (ToList, then Reshuffle): 0.1 s more of a 1 GB
+        # `tokfx run` with 2 workers (bench/README.md, "One shuffle before the sums").
         return (paths
-                | "AllFiles" >> beam.combiners.ToList()
-                | "Parts" >> beam.FlatMap(lambda files: [(part, sorted(files)) for part in range(PARTS)])
-                | "Spread" >> beam.Reshuffle()
+                | "Parts" >> beam.FlatMap(lambda path: [(part, path) for part in range(PARTS)])
+                | "ByPart" >> beam.GroupByKey()
                 | "Sum" >> beam.Map(_sum_part, self.work_dir, self.kind, self.min_count, self.limit)
                 | "AllParts" >> beam.combiners.ToList()
                 | "Counted" >> beam.Map(lambda summed, limit: Counted(tuple(sorted(summed)), limit), self.limit))

@@ -136,7 +136,7 @@ def test_no_tasks_give_empty_counts(tmp_path):
         for kind in (PRETOKEN, LINE):
             assert_that(counted[kind] | f"Load{kind}" >> beam.Map(lambda c: len(c.load())), equal_to([0]),
                         label=f"Empty{kind}")
-    assert len(list((tmp_path / "work").glob("*-sum-*"))) == 2 * beam_jobs.count.PARTS
+    assert not list((tmp_path / "work").glob("*-sum-*"))  # no count file, so no part to sum
 
 
 def test_a_count_file_round_trips_each_part(tmp_path):
