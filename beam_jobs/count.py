@@ -32,7 +32,7 @@ from apache_beam.utils.windowed_value import WindowedValue
 from tokfx._count_table import CountTable, join_disjoint
 from tokfx.counting.pretoken_counter import PretokenCounter
 from tokfx.counting.texts import count_lines_into
-from tokfx.formats.documents import Rejection
+from tokfx.formats.documents import Rejection, Texts
 from tokfx.formats.readers import ReadOptions
 from tokfx.formats.shards.placement import is_held_out
 from tokfx.pre_tokenizers import PreTokenizer
@@ -113,8 +113,8 @@ class _CountTasks(beam.DoFn):
     def process(self, task):
         s, documents, read_s, count_s = self.settings, 0, 0.0, 0.0
         # Texts come as UTF-8 where nothing else of a document is needed (no held-out ids, no
-        # lines, no normalizer): a JSON-lines reader then makes no str (bench/README.md,
-        # "Counting reads UTF-8").
+        # lines, no normalizer): a JSON-lines reader then makes no str, and reads a chunk of
+        # the file a call (bench/README.md, "Counting reads UTF-8", "... a chunk at a time").
         utf8 = self.counter.takes_utf8 and not s.eval_fraction and not s.lines
         reader = TaskReader(task, s.options, utf8)
         items = iter(reader)
@@ -131,12 +131,13 @@ class _CountTasks(beam.DoFn):
                 if s.record_rejected:
                     yield rejected
                 continue
-            documents += 1
+            read = len(item.ends) if isinstance(item, Texts) else 1
+            documents += read
             if self.reporter:
-                self.reporter.document()
+                self.reporter.document(read)
             start = time.perf_counter()
-            if isinstance(item, bytes):
-                self.counter.add_utf8(item)
+            if isinstance(item, Texts):
+                self.counter.add_texts(item.data, item.ends)
             elif s.eval_fraction and is_held_out(item.id, s.eval_fraction):
                 continue
             else:

@@ -61,8 +61,9 @@ class PassReporter:
         """The share of the current task read so far was done by an earlier run."""
         self.tasks[self._task][1] = share
 
-    def document(self) -> None:
-        self.documents += 1
+    def document(self, count: int = 1) -> None:
+        """`count` more documents read (counting reads many at once: Texts)."""
+        self.documents += count
         if time.monotonic() - self._written >= self.every / 5:
             # Known only where the reader knows it (not inside a Parquet part).
             self.tasks[self._task][0] = self._reader.done() or 0.0

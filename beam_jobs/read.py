@@ -40,9 +40,9 @@ class Policy:
 
 class TaskReader:
     """The items (Documents and Rejections) of one read task, in file order, and how far into
-    the task reading is (`done()`, a fraction of its stored bytes). With `utf8`, a document
-    that needs only its text may come as its UTF-8 (bytes), where the format reads it so
-    (Reader.read_texts)."""
+    the task reading is (`done()`, a fraction of its stored bytes). With `utf8`, documents
+    that need only their text may come as Texts (their UTF-8, many at once), where the format
+    reads them so (Reader.read_texts)."""
 
     def __init__(self, task: ReadTask, options: ReadOptions, utf8: bool = False):
         self.task, self.options = task, options

@@ -1,4 +1,5 @@
 """CountTasks on the DirectRunner, against the library's counting of the same texts."""
+import json
 from collections import Counter
 
 import apache_beam as beam
@@ -16,7 +17,7 @@ from beam_jobs.plan import plan_reads
 from pipeline_corpus import EOT, SOURCES, paragraphs, write_zst_shards
 from tokfx._count_table import CountTable
 from tokfx.counting import count_lines
-from tokfx.formats.readers import ReadOptions
+from tokfx.formats.readers import ReadOptions, compression
 from tokfx.formats.readers.policy import FAIL
 
 
@@ -65,21 +66,25 @@ def test_counts_are_the_librarys_counts(texts, tmp_path):
 
 
 def test_json_lines_texts_are_counted_as_read_in_utf8(texts, tmp_path, monkeypatch):
-    """The counting pass takes a JSON-lines text as its UTF-8 (Reader.read_texts): no str of it
-    is counted, and the counts are the library's."""
+    """The counting pass takes JSON-lines texts as their UTF-8, many at once (Reader.read_texts):
+    a str is counted only of each file's first record (read the full way: it may be a whole
+    JSON document), and the counts are the library's."""
     expected = tokfx.count_pretokens(texts, special_tokens=[EOT])
-
-    def refuse(self, text):
-        raise AssertionError("a str was counted")
-    monkeypatch.setattr(tokfx.counting.pretoken_counter.PretokenCounter, "add", refuse)
-    assert _count(tmp_path, texts)[PRETOKEN] == expected
+    add, added = tokfx.counting.pretoken_counter.PretokenCounter.add, []
+    monkeypatch.setattr(tokfx.counting.pretoken_counter.PretokenCounter, "add",
+                        lambda self, text: added.append(text) or add(self, text))
+    assert _count(tmp_path, texts, files=4)[PRETOKEN] == expected
+    assert sorted(added) == sorted(texts[:4])  # write_zst_shards: file i's first record is texts[i]
 
 
 def test_a_bundle_that_outgrows_its_table_writes_it_and_counts_on(texts, tmp_path, monkeypatch):
-    # A flush every 100 distinct pre-tokens, counted by batches of 50 bytes: many count files,
-    # the same sum.
+    # A flush every 100 distinct pre-tokens, counted by batches of 50 bytes, the file read in
+    # blocks of a few lines: many count files, the same sum.
     monkeypatch.setattr(beam_jobs.count, "FLUSH_ENTRIES", 100)
     monkeypatch.setattr(tokfx.counting.pretoken_counter, "BATCH_BYTES", 50)
+    chunks = compression._zstd_chunks
+    monkeypatch.setattr(compression, "_zstd_chunks",
+                        lambda raw: (c[i:i + 256] for c in chunks(raw) for i in range(0, len(c), 256)))
     written = []
     write = beam_jobs.count.write_count_file
     monkeypatch.setattr(beam_jobs.count, "write_count_file",
@@ -88,9 +93,14 @@ def test_a_bundle_that_outgrows_its_table_writes_it_and_counts_on(texts, tmp_pat
     assert len(expected) > 10 * 100
     assert _count(tmp_path, texts, files=1)[PRETOKEN] == expected
     flushed = written[:-beam_jobs.count.PARTS]  # the sums of the parts come last
-    # Flushed as it went: past 100 by at most one batch (under 50 bytes, then one document).
-    largest_document = max(len(tokfx.count_pretokens([text], special_tokens=[EOT])) for text in texts)
-    assert len(flushed) > 10 and max(flushed) < 100 + 50 + largest_document
+    # Flushed as it went: past 100 by at most one batch (under 50 bytes, then one block of the
+    # file's texts read at once).
+    (path,) = (tmp_path / "in").iterdir()
+    with open(path, "rb") as raw:
+        blocks = list(compression.iter_blocks(raw, path.name))
+    largest_block = max(len(tokfx.count_pretokens([json.loads(line)["text"] for line in block.splitlines()],
+                                                  special_tokens=[EOT])) for block in blocks)
+    assert len(blocks) > 10 and len(flushed) > 10 and max(flushed) < 100 + 50 + largest_block
 
 
 def test_another_pattern(texts, tmp_path):

@@ -1,6 +1,8 @@
 """PretokenCounter (counting by batches through one native call each) against its oracle:
 `regex.findall` over each text's normalized chunks, counted with a Counter."""
+from array import array
 from collections import Counter
+from itertools import accumulate
 
 import pytest
 import regex
@@ -46,27 +48,39 @@ def test_batches_count_what_each_text_holds(pattern, counts, texts, batch_bytes)
     assert list(counted) == list(expected)  # keys in order of first occurrence
 
 
-# Counting texts given as UTF-8 (what the counting pass reads from JSON lines) counts what
-# counting their str counts: special tokens cut out of the bytes where the text holds them.
+# Counting texts given as UTF-8, many at once (Texts: what the counting pass reads from JSON
+# lines), counts what counting their str counts: without special tokens the data joins the batch
+# whole; with them, they are cut out of each text's bytes where the text holds them. Groups of
+# texts go in as UTF-8 or one str at a time (one with a lone surrogate, whose encoding fails
+# half-way: what it queued is taken back), in turn.
 @pytest.mark.parametrize("pattern", ["gpt2", r"\s+|\S{1,3}"])
+@pytest.mark.parametrize("specials", [SPECIALS, []])
 @settings(max_examples=100, deadline=None)
-@given(texts=texts, batch_bytes=st.integers(1, 40))
-def test_texts_given_as_utf8_count_what_their_str_counts(pattern, texts, batch_bytes):
-    pretokenizer = PreTokenizer(pattern, SPECIALS)
-    texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
+@given(groups=st.lists(st.tuples(texts, st.booleans()), max_size=5), batch_bytes=st.integers(1, 1000))
+def test_texts_given_as_utf8_count_what_their_str_counts(pattern, specials, groups, batch_bytes):
+    pretokenizer = PreTokenizer(pattern, specials)
     counter = PretokenCounter(pretokenizer, CountTable(), batch_bytes)
     assert counter.takes_utf8
-    for text in texts:
-        counter.add_utf8(text.encode("utf-8"))
+    counted_texts = []
+    for group, as_utf8 in groups:
+        group = [t.encode("utf-8", "replace").decode("utf-8") for t in group]
+        if as_utf8:
+            encoded = [t.encode("utf-8") for t in group]
+            counter.add_texts(b"".join(encoded), array("q", accumulate(map(len, encoded))))
+        else:
+            for text in [*group, "x <s>a\ud800 b"]:
+                counter.add(text)
+            group.append("x <s>a\ufffd b")
+        counted_texts += group
     counted = counter.flush()
-    assert counted == expected_counts(pretokenizer, texts)
+    assert counted == expected_counts(pretokenizer, counted_texts)
 
 
 def test_a_normalizing_pretokenizer_takes_no_utf8():
     counter = PretokenCounter(PreTokenizer("sentencepiece"), CountTable())
     assert not counter.takes_utf8
     with pytest.raises(ValueError, match="normalizer"):
-        counter.add_utf8(b"a b")
+        counter.add_texts(b"a b", array("q", [3]))
 
 
 def test_nothing_is_counted_before_the_batch_is_full_or_flushed():

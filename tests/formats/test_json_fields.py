@@ -7,6 +7,7 @@ corpora as JSON lines."""
 import io
 import json
 import math
+from unittest import mock
 
 import pyarrow as pa
 import pytest
@@ -15,10 +16,11 @@ from hypothesis import strategies as st
 
 from conftest import ASSIGNED, CORPUS_FILES, corpus_path
 from tokfx._json_fields import FieldScanner
-from tokfx.formats.readers import ReadOptions, jsonl
+from tokfx.formats.documents import Document, Texts
+from tokfx.formats.readers import ReadOptions, compression, jsonl
 from tokfx.formats.readers.jsonl import READER
 from tokfx.reference.json_fields import fields as reference_fields
-from tokfx.reference.json_fields import text_utf8 as reference_text_utf8
+from tokfx.reference.json_fields import texts_utf8 as reference_texts_utf8
 
 NAMES = ("text", "id", "url", "score")
 
@@ -100,16 +102,54 @@ def test_what_json_dumps_writes_is_read_by_the_scanner(record, ensure_ascii):
     assert check_line(json.dumps(record, ensure_ascii=ensure_ascii).encode() + b"\n") is not None
 
 
+def text_of(scanner: FieldScanner, line: bytes, name: str = "text") -> bytes | None:
+    """texts_utf8 of a block of one line (not blank): its text, or None where it stops at it;
+    the twin's answer the same. `name`: the scanner's one."""
+    data, ends, stop, lines = scanner.texts_utf8(line)
+    assert (data, ends, stop, lines) == reference_texts_utf8(line, name)
+    if not ends:
+        assert (data, stop, lines) == (b"", 0, 0)
+        return None
+    assert (list(ends), stop, lines) == ([len(data)], len(line), 1)
+    return data
+
+
 @settings(max_examples=1000, deadline=None)
 @given(json_lines(), st.sampled_from(NAMES))
-def test_text_utf8_is_the_fields_string_as_utf8(line, name):
-    """The one field's string as UTF-8 where `fields` reads it (and its twin agrees); None where
-    `fields` answers None or the value is absent or no string."""
+def test_texts_utf8_reads_the_fields_string_as_utf8(line, name):
+    """The one field's string as UTF-8 where `fields` reads the line (and the twin agrees);
+    stopped at where `fields` answers None or the value is absent or no string."""
+    line = line.replace(b"\n", b" ")  # one line: the block's lines end at b"\n"
+    if not line.strip():
+        return
     scanner = FieldScanner([name])
     found = scanner.fields(line)
     value = None if found is None else found.get(name)
     expected = value.encode("utf-8") if isinstance(value, str) else None
-    assert scanner.text_utf8(line) == expected == reference_text_utf8(line, name)
+    assert text_of(scanner, line, name) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(json_lines(), st.sampled_from([b"", b" ", b"\t\r", b"\x0b", b'{"text": "a"}'])),
+                max_size=8), st.integers(0, 8), st.booleans())
+def test_texts_utf8_reads_a_block_of_lines_up_to_one_it_cannot(lines, first, ends_with_newline):
+    """A block of lines, blank ones among them, from any line on: as its twin reads it, line by
+    line; and where it stops, the line is one that `fields` does not read as a text."""
+    lines = [line.replace(b"\n", b" ") for line in lines]
+    block = b"\n".join(lines) + (b"\n" if ends_with_newline else b"")
+    start = sum(len(line) + 1 for line in lines[:first]) if first < len(lines) else len(block)
+    scanner = FieldScanner(["text"])
+    data, ends, stop, read = scanner.texts_utf8(block, start)
+    assert (data, ends, stop, read) == reference_texts_utf8(block, "text", start)
+    assert block[start:stop].count(b"\n") == read or stop == len(block)
+    if stop < len(block):
+        line = block[stop:block.find(b"\n", stop) + 1 or len(block)]
+        assert line.strip() and text_of(scanner, line) is None
+
+
+def test_texts_utf8_refuses_a_start_outside_the_block():
+    with pytest.raises(ValueError, match="outside"):
+        FieldScanner(["text"]).texts_utf8(b"{}", 3)
 
 
 @pytest.mark.parametrize("line, expected", [
@@ -119,14 +159,14 @@ def test_text_utf8_is_the_fields_string_as_utf8(line, name):
     (b'{"text": "\\u00e9\xff"}', None),  # bad UTF-8 between escapes
     (b'{"text": 1}', None), (b'{"id": "a"}', None), (b'{"text": "a",}', None),
 ])
-def test_text_utf8_of_lines(line, expected):
-    assert FieldScanner(["text"]).text_utf8(line) == expected == reference_text_utf8(line, "text")
+def test_texts_utf8_of_lines(line, expected):
+    assert text_of(FieldScanner(["text"]), line) == expected
 
 
 @pytest.mark.parametrize("middle", [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe2\x80", b"\xf4\x90\x80\x80",
                                     "\u00e9".encode(), "\u6587".encode(), "\U0001F600".encode()])
 @pytest.mark.parametrize("escape", [b"", b"\\n"])
-def test_text_utf8_checks_utf8_after_and_between_ascii_runs(middle, escape):
+def test_texts_utf8_checks_utf8_after_and_between_ascii_runs(middle, escape):
     """ASCII is passed over a word at a time: a byte that is not UTF-8 (or a character that is)
     at every offset of a word, after and before runs of ASCII, with and without an escape (which
     checks the unescaped copy)."""
@@ -139,13 +179,13 @@ def test_text_utf8_checks_utf8_after_and_between_ascii_runs(middle, escape):
             except (UnicodeDecodeError, UnicodeEncodeError):  # not UTF-8, or a surrogate json reads
                 expected = None
             line = b'{"text": "' + body + b'"}'
-            assert scanner.text_utf8(line) == expected == reference_text_utf8(line, "text"), (before, after)
+            assert text_of(scanner, line) == expected, (before, after)
 
 
-def test_text_utf8_needs_a_scanner_of_one_field():
+def test_texts_utf8_needs_a_scanner_of_one_field():
     # With two, the other value's UTF-8 would go unchecked (it is checked as it is decoded).
     with pytest.raises(ValueError, match="reads one field"):
-        FieldScanner(["text", "id"]).text_utf8(b'{"text": "a", "id": "\xff"}')
+        FieldScanner(["text", "id"]).texts_utf8(b'{"text": "a", "id": "\xff"}')
 
 
 @pytest.mark.parametrize("line, expected", [
@@ -190,15 +230,29 @@ def test_the_reader_yields_what_json_loads_gave(lines):
         assert _read(data, True, **options) == _read(data, False, **options)
 
 
+def _texts_apart(items) -> list:
+    """read_texts' items, each Texts cut into its texts (bytes: one a document)."""
+    apart = []
+    for item in items:
+        if isinstance(item, Texts):
+            assert len(item.ends) and item.ends[-1] == len(item.data)
+            apart += [item.data[start:end] for start, end in zip([0, *item.ends], item.ends)]
+        else:
+            apart.append(item)
+    return apart
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.lists(json_lines(), min_size=1, max_size=8))
-def test_read_texts_yields_the_documents_texts_as_utf8(lines):
-    """READER.read_texts: each document whose record needs only its text as that text's UTF-8,
-    every other item (rejections, documents with an id or kept fields) as `read` gives it."""
+@given(st.lists(json_lines(), min_size=1, max_size=8), st.sampled_from([1, 7, 64, 1 << 19]))
+def test_read_texts_yields_the_documents_texts_as_utf8(lines, block_size):
+    """READER.read_texts: each document whose record needs only its text as that text's UTF-8
+    (Texts, the file a block at a time; the first record read the full way), every other item
+    (rejections, documents with an id or kept fields) as `read` gives it, in file order."""
     data = b"\n".join(lines) + b"\n"
     for options in ({}, {"text_field": "url"}, {"id_field": "id"}, {"keep": (("url", pa.string()),)}):
         read = _read(data, True, **options)
-        texts = list(READER.read_texts(io.BytesIO(data), "c.jsonl", ReadOptions(**options), None))
+        with mock.patch.object(compression, "_BLOCK_SIZE", block_size):
+            texts = _texts_apart(READER.read_texts(io.BytesIO(data), "c.jsonl", ReadOptions(**options), None))
         assert len(texts) == len(read)
         only_text = "id_field" not in options and "keep" not in options
         for got, item in zip(texts, read):
@@ -217,5 +271,8 @@ def test_the_corpora_as_json_lines(relative):
     # Every record is read by the scanner, none by json.loads.
     scanner = FieldScanner(("text", "id"))
     assert all(scanner.fields(line) is not None for line in data.splitlines())
-    texts = list(READER.read_texts(io.BytesIO(data), "c.jsonl", ReadOptions(), None))
+    items = list(READER.read_texts(io.BytesIO(data), "c.jsonl", ReadOptions(), None))
+    # The first record read the full way (it might be a whole JSON document), the others a block at a time.
+    assert isinstance(items[0], Document) and all(isinstance(item, Texts) for item in items[1:])
+    texts = [item.text.encode("utf-8") if isinstance(item, Document) else item for item in _texts_apart(items)]
     assert texts == [p.encode("utf-8") for p in paragraphs]

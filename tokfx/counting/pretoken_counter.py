@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate
 
 from tokfx._count_table import CountTable, count_pieces
 from tokfx.normalizers.surrogates import replace_lone_surrogates
@@ -28,17 +27,19 @@ class PretokenCounter:
         self.pretokenizer = pretokenizer
         self.counts = counts
         self._batch_bytes = BATCH_BYTES if batch_bytes is None else batch_bytes
-        self._chunks: list[bytes] = []
+        self._chunks: list[bytes] = []  # the batch's data, to be joined
+        self._ends = array("q")  # where each text's chunk ends in the joined data
         self._size = 0
 
     def add(self, text: str) -> None:
         """Count `text` with the batch; any str, a lone surrogate as `Tokenizer.encode` has it
         (U+FFFD), paid for only by a text that fails to encode."""
-        queued, size = len(self._chunks), self._size
+        queued, ended, size = len(self._chunks), len(self._ends), self._size
         try:
             self._queue(text)
         except UnicodeEncodeError:
             del self._chunks[queued:]
+            del self._ends[ended:]
             self._size = size
             self._queue(replace_lone_surrogates(text))
         if self._size >= self._batch_bytes:
@@ -46,22 +47,35 @@ class PretokenCounter:
 
     @property
     def takes_utf8(self) -> bool:
-        """Whether `add_utf8` counts texts given as UTF-8: the pre-tokenizer normalizes none."""
+        """Whether `add_texts` counts texts given as UTF-8: the pre-tokenizer normalizes none."""
         return self.pretokenizer.normalizer is None
 
-    def add_utf8(self, data: bytes) -> None:
-        """`add` of a text given as its UTF-8 (valid UTF-8, as a reader's `read_texts` gives
-        it), where `takes_utf8`. Special tokens are cut out of the bytes: UTF-8 being
-        self-synchronizing, their UTF-8 is found where the text holds them."""
+    def add_texts(self, data: bytes, ends) -> None:
+        """`add` of each text of `data`, the UTF-8 of texts concatenated, the i-th ending at
+        ends[i] (Texts, as a reader's `read_texts` gives them: valid UTF-8), where `takes_utf8`.
+        Without special tokens the data joins the batch whole; with them each text is cut at
+        its special tokens apart: UTF-8 being self-synchronizing, their UTF-8 is found where
+        the text holds them."""
         if not self.takes_utf8:
             raise ValueError("a pre-tokenizer with a normalizer counts texts, not UTF-8")
-        start = 0
-        for begin, end in self.pretokenizer.specials.spans_in_bytes(data):
-            self._append(data[start:begin])
-            start = end
-        self._append(data[start:] if start else data)
+        if self.pretokenizer.specials:
+            start = 0
+            for end in ends:
+                self._add_cut(data[start:end])
+                start = end
+        else:
+            self._chunks.append(data)
+            self._ends.extend(map(self._size.__add__, ends))
+            self._size += len(data)
         if self._size >= self._batch_bytes:
             self.flush()
+
+    def _add_cut(self, text: bytes) -> None:
+        start = 0
+        for begin, end in self.pretokenizer.specials.spans_in_bytes(text):
+            self._append(text[start:begin])
+            start = end
+        self._append(text[start:] if start else text)
 
     def _queue(self, text: str) -> None:
         for chunk, special in self.pretokenizer.chunks(text):
@@ -72,17 +86,18 @@ class PretokenCounter:
         if data:  # as SpecialTokens.split leaves empty chunks out
             self._chunks.append(data)
             self._size += len(data)
+            self._ends.append(self._size)
 
     def flush(self):
         """Count the texts added since the last flush; returns `counts`."""
         if self._chunks:
-            data = b"".join(self._chunks)
-            chunk_ends = array("q", accumulate(map(len, self._chunks)))
+            data, chunk_ends = b"".join(self._chunks), self._ends
             matcher = self.pretokenizer.matcher if isinstance(self.counts, CountTable) else None
             if matcher is not None:  # split and counted in one pass, without the array of piece ends
                 self.counts.add_pretokens(data, matcher, chunk_ends)
             else:
                 count_pieces(self.counts, data, self.pretokenizer.piece_ends(data, chunk_ends))
             self._chunks.clear()
+            self._ends = array("q")
             self._size = 0
         return self.counts

@@ -1,7 +1,9 @@
 """What readers produce: a corpus `Document`, or a `Rejection` (a record, or a whole file, that
-could not be read, and why); `CorpusError` is a rejection raised when the policy is to fail."""
+could not be read, and why), or for counting `Texts` (documents' texts as UTF-8);
+`CorpusError` is a rejection raised when the policy is to fail."""
 from __future__ import annotations
 
+from array import array
 from typing import NamedTuple
 
 
@@ -17,6 +19,14 @@ class Document(NamedTuple):
     text: str
     source: str
     fields: tuple = ()
+
+
+class Texts(NamedTuple):
+    """The texts of documents that need nothing but their text, one after another, as UTF-8:
+    what a reader's `read_texts` gives counting. `data` holds them concatenated, `ends` where
+    each one ends in it (array('q')): one per document."""
+    data: bytes
+    ends: array
 
 
 def utf8_length(text: str) -> int:

@@ -3,6 +3,8 @@ or None where json.loads must read the line (see the compiled module for which l
 from __future__ import annotations
 
 import re
+from array import array
+from itertools import accumulate
 
 MAX_DEPTH = 100
 MAX_INT_DIGITS = 640
@@ -112,8 +114,25 @@ def fields(line: bytes, names) -> dict | None:
 
 
 def text_utf8(line: bytes, name: str) -> bytes | None:
-    """FieldScanner([name]).text_utf8(line): the UTF-8 of the string value of `name`; None where
-    `fields` answers None or the value is absent or no string."""
+    """The UTF-8 of the string value of `name` on the line; None where `fields` answers None or
+    the value is absent or no string."""
     found = fields(line, [name])
     value = None if found is None else found.get(name)
     return value.encode("utf-8") if isinstance(value, str) else None
+
+
+def texts_utf8(block: bytes, name: str, start: int = 0) -> tuple[bytes, array, int, int]:
+    """FieldScanner([name]).texts_utf8(block, start): text_utf8 of each line of block[start:]
+    up to the first that is not blank (bytes.strip leaves nothing) and has none; (the texts
+    joined, their ends, the offset of that line or len(block), the lines passed)."""
+    texts, at, lines = [], start, 0
+    while at < len(block):
+        end = block.find(b"\n", at) + 1 or len(block)
+        line = block[at:end]
+        if line.strip():
+            text = text_utf8(line, name)
+            if text is None:
+                break
+            texts.append(text)
+        at, lines = end, lines + 1
+    return b"".join(texts), array("q", accumulate(map(len, texts))), at, lines

@@ -25,8 +25,8 @@ import pyarrow as pa
 import zstandard
 
 from tokfx._json_fields import FieldScanner
-from tokfx.formats.documents import Document, Rejection
-from tokfx.formats.readers.compression import iter_lines
+from tokfx.formats.documents import Document, Rejection, Texts
+from tokfx.formats.readers.compression import iter_blocks, iter_lines
 from tokfx.formats.readers.kept_fields import SAMPLE_RECORDS, json_type, json_values
 from tokfx.formats.readers.reader import Reader, ReadOptions, ReadRange
 
@@ -110,13 +110,37 @@ def _one_json_document(line: bytes) -> str | None:
     return None
 
 
+def _lines_and_texts(raw: BinaryIO, name: str, scanner: FieldScanner) -> Iterator[tuple[int, bytes | Texts]]:
+    """The file's lines numbered, as enumerate(iter_lines(raw, name), 1) gives them, except that
+    after its first line that is not blank, the lines that scanner.texts_utf8 reads come as
+    Texts, a chunk's at once, numbered by the last of them."""
+    line_no, started = 0, False
+    for block in iter_blocks(raw, name):
+        at = 0
+        while at < len(block):
+            if started:
+                data, ends, at, read = scanner.texts_utf8(block, at)
+                line_no += read
+                if ends:
+                    yield line_no, Texts(data, ends)
+                if at == len(block):
+                    break
+            end = block.find(b"\n", at) + 1 or len(block)
+            line = block[at:end]
+            line_no, at = line_no + 1, end
+            started = started or bool(line.strip())
+            yield line_no, line
+
+
 def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
-               part: ReadRange | None = None, utf8: bool = False) -> Iterator[Document | Rejection | bytes]:
+               part: ReadRange | None = None, utf8: bool = False) -> Iterator[Document | Rejection | Texts]:
     """Each record of an open JSON-lines file as a Document or a Rejection, streamed (the file
     is read whole: `part` is always None, this format has no ranges). With `utf8` (READER's
-    `read_texts`), where a document needs nothing but its text (no id field, no kept fields), a
-    record the scanner reads comes as the UTF-8 of its text instead of a Document: counting
-    encoded each text back to UTF-8 (bench/README.md, "Counting reads UTF-8").
+    `read_texts`), where a document needs nothing but its text (no id field, no kept fields),
+    the records that the scanner reads come as Texts, the UTF-8 of their texts, a chunk of the
+    file at a time (FieldScanner.texts_utf8), in file order with the other items: counting
+    encoded each text back to UTF-8, and then read a line a call (bench/README.md, "Counting
+    reads UTF-8" and "Counting reads a chunk at a time").
 
     A file that ends early or is corrupt ends with a Rejection of the whole file; so does a
     file with no bytes at all. A file that is one JSON document is rejected whole instead of
@@ -127,16 +151,17 @@ def read_jsonl(raw: BinaryIO, name: str, options: ReadOptions,
     scanner = _field_scanner(options)
     texts = utf8 and scanner is not None and options.id_field is None and not options.keep
     try:
-        for line_no, line in enumerate(iter_lines(raw, name), start=1):
+        for line_no, line in (_lines_and_texts(raw, name, scanner) if texts
+                              else enumerate(iter_lines(raw, name), start=1)):
+            if isinstance(line, Texts):
+                yield line
+                continue
             if not line.strip():
                 continue
             if first and (reason := _one_json_document(line)):
                 yield Rejection(name, None, reason, whole_file=True)
                 return
             first = False
-            if texts and (text := scanner.text_utf8(line)) is not None:
-                yield text
-                continue
             try:
                 record, scanned = _record(line, scanner)
             except UnicodeDecodeError:

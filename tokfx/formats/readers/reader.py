@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
-from tokfx.formats.documents import Document, Rejection
+from tokfx.formats.documents import Document, Rejection, Texts
 
 if TYPE_CHECKING:  # kept_fields imports pyarrow, which the text reader never needs
     from tokfx.formats.readers.kept_fields import KeptField
@@ -43,9 +43,9 @@ class Reader:
     cannot be split). `suffixes` are lower case; a file's name matches them in any case.
     `field_types(raw, name, options, names)` tells the types of the fields `names` that the
     file's records have ({name: Arrow type, or why its values cannot be kept}); None for a
-    format whose documents have no fields. `read_texts` is `read` where a document that needs
-    nothing but its text may come as the UTF-8 of its text (bytes), what counting reads; None
-    for a format without that shortcut.
+    format whose documents have no fields. `read_texts` is `read` where the documents that need
+    nothing but their text may come as Texts (their UTF-8, many at once), what counting reads;
+    None for a format without that shortcut.
     """
     name: str
     suffixes: tuple[str, ...]
@@ -53,4 +53,4 @@ class Reader:
     ranges: Callable[[BinaryIO, int, ReadOptions], Sequence[ReadRange]] | None = None
     field_types: Callable[[BinaryIO, str, ReadOptions, tuple[str, ...]], dict] | None = None
     read_texts: Callable[[BinaryIO, str, ReadOptions, ReadRange | None],
-                         Iterator[Document | Rejection | bytes]] | None = None
+                         Iterator[Document | Rejection | Texts]] | None = None
