@@ -46,13 +46,15 @@ log = logging.getLogger(__name__)
 # Parts that the summing spreads over; enough for a cluster, few enough that a count file's
 # parts stay large.
 PARTS = 64
-# A bundle's table is written once it holds this many keys (some 11 MB): the local runner gives
-# a worker one bundle for all its read tasks. Small enough that the table stays mostly in cache
+# A bundle's table is written once it holds this many keys (some 22 MB): the local runner gives
+# a worker one bundle for all its read tasks. Small enough that the table's lookups stay fast
 # while two workers count side by side: counting 200 MB took 2.73-2.87 CPU s per worker with
-# 2^20 keys, 2.05-2.13 s with 2^18 (writes included; bench/README.md, "Counting faster"); the
-# summing reads more count files (0.30 s instead of 0.15 s, spread over the workers). The sums,
-# and so the trained tokenizer, are the same whatever the flush size.
-FLUSH_ENTRIES = 1 << 18
+# 2^20 keys, 2.05-2.13 s with 2^18 before the table was fetched ahead (bench/README.md,
+# "Counting faster"); since then 2^19 counts as fast as 2^18 (4 files of the 1 GB corpus a
+# worker: 4.88 CPU s either way, 5.0 with 2^20) and leaves a third fewer entries to sum (0.15
+# against 0.23 CPU s: "Counting reads a chunk at a time"). The sums, and so the trained
+# tokenizer, are the same whatever the flush size.
+FLUSH_ENTRIES = 1 << 19
 PRETOKEN, LINE = "pretoken", "line"
 
 
