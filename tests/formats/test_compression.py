@@ -27,7 +27,7 @@ def test_blocks_and_lines_of_chunks_are_the_datas_lines(data, cuts):
     assert b"".join(blocks) == data and all(blocks)
     assert all(block.endswith(b"\n") for block in blocks[:-1])  # whole lines, the last maybe not
     assert [line for block in blocks for line in io.BytesIO(block).readlines()] == io.BytesIO(data).readlines()
-    assert list(compression._lines(iter(blocks))) == io.BytesIO(data).readlines()
+    assert list(compression._lines(iter(chunks))) == io.BytesIO(data).readlines()
 
 
 @given(DATA, st.integers(1, 64))
