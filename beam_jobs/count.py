@@ -201,7 +201,8 @@ class _SumParts(beam.PTransform):
         # One shuffle: each part's step gets the paths of every count file (all of them hold
         # every part), grouped by part, which spreads the steps over the workers. A list of all
         # the files sent on by part took two (ToList, then Reshuffle): 0.1 s more of a 1 GB
-        # `tokfx run` with 2 workers (bench/README.md, "One shuffle before the sums").
+        # `tokfx run` with 2 workers (bench/README.md, "Counting reads a chunk at a time, one
+        # shuffle before the sums").
         return (paths
                 | "Parts" >> beam.FlatMap(lambda path: [(part, path) for part in range(PARTS)])
                 | "ByPart" >> beam.GroupByKey()
