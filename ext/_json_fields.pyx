@@ -551,9 +551,10 @@ cdef class FieldScanner:
             memcpy(ends.data.as_longlongs, text_ends.data(), text_ends.size() * sizeof(int64_t))
         return <bytes> texts, ends, at, lines
 
-    cdef Py_ssize_t _text_into(self, const uint8_t* line, Py_ssize_t n, string& out) noexcept nogil:
+    cdef Py_ssize_t _text_into(self, const uint8_t* line, Py_ssize_t n, string& out) except -2 nogil:
         """Append the UTF-8 of the line's text to `out`; its length, or -1 (`out` as it was)
-        where the line is no record read here or its value is absent or no string."""
+        where the line is no record read here or its value is absent or no string. Growing
+        `out` may fail: a MemoryError, not a text lost."""
         if not self._scan_at(line, n):
             return -1
         cdef Py_ssize_t start = self.starts[0], end = self.ends[0], size, before = out.size()
