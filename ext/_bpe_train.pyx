@@ -21,7 +21,7 @@ tokfx.reference.wordpiece_train.
 """
 from array import array
 
-from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport INT32_MAX, INT64_MAX, int32_t, int64_t, uint32_t, uint64_t
 from libcpp.algorithm cimport is_sorted, sort
 from libcpp.string cimport string
 from libcpp.utility cimport move
@@ -144,7 +144,10 @@ cdef struct Position:
     int32_t symbol
     int32_t prev
     int32_t next
-    int32_t word
+    # Its word's count where that is below 2**31, else -1 - the word's index in word_count:
+    # reading every count from word_count, a random read among millions of words, cost the
+    # merges 6 % (bench/README.md, "A word's count in its positions").
+    int32_t weight
 
 
 cdef struct PairSlot:
@@ -240,17 +243,21 @@ cdef class _MergeLoop:
                 self.positions[p].symbol = symbols[p]
                 self.positions[p].prev = p - 1 if p > start else NONE
                 self.positions[p].next = p + 1 if p + 1 < end else NONE
-                self.positions[p].word = w
+                self.positions[p].weight = <int32_t> counts[w] if counts[w] <= INT32_MAX else <int32_t> (-1 - w)
         with nogil:
             self._resize_slots(1 << 16)
             self._count_initial_pairs()
+
+    cdef inline int64_t _weight(self, const Position& at) noexcept nogil:
+        """The count of the word that holds `at`."""
+        return at.weight if at.weight >= 0 else self.word_count[-1 - at.weight]
 
     cdef void _count_initial_pairs(self) noexcept nogil:
         cdef int32_t p, pair
         for p in range(<int32_t>self.positions.size()):
             if self.positions[p].next != NONE:
                 pair = self._pair(self.positions[p].symbol, self.positions[p + 1].symbol)
-                self.pair_count[pair] += self.word_count[self.positions[p].word]
+                self.pair_count[pair] += self._weight(self.positions[p])
                 self.pair_positions[pair].push_back(p)
 
     # ---- pair key -> dense pair id
@@ -427,7 +434,7 @@ cdef class _MergeLoop:
             q = at.next
             if q == NONE or self.positions[q].symbol != right:
                 continue
-            weight = self.word_count[at.word]
+            weight = self._weight(at[0])
             before = at.prev
             after = self.positions[q].next
             self.pair_count[pair] -= weight
@@ -585,7 +592,7 @@ cdef class _PmiMergeLoop(_MergeLoop):
         cdef int64_t total = 0, weight
         self.symbol_count.assign(len(symbol_keys), 0)
         for p in range(self.positions.size()):
-            weight = self.word_count[self.positions[p].word]
+            weight = self._weight(self.positions[p])
             if weight >= PMI_MAX_TOTAL or total >= PMI_MAX_TOTAL - weight:
                 raise ValueError(f"the words hold {PMI_MAX_TOTAL:,} or more symbols (counts included):"
                                  " too many for exact PMI scores")
