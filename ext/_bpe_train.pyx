@@ -21,6 +21,7 @@ tokfx.reference.wordpiece_train.
 """
 from array import array
 
+cimport cython
 from libc.stdint cimport INT32_MAX, INT64_MAX, int32_t, int64_t, uint32_t, uint64_t
 from libcpp.algorithm cimport is_sorted, sort
 from libcpp.string cimport string
@@ -248,6 +249,7 @@ cdef class _MergeLoop:
             self._resize_slots(1 << 16)
             self._count_initial_pairs()
 
+    @cython.final
     cdef inline int64_t _weight(self, const Position& at) noexcept nogil:
         """The count of the word that holds `at`."""
         return at.weight if at.weight >= 0 else self.word_count[-1 - at.weight]
@@ -262,6 +264,7 @@ cdef class _MergeLoop:
 
     # ---- pair key -> dense pair id
 
+    @cython.final
     cdef void _resize_slots(self, size_t capacity) noexcept nogil:
         cdef PairSlot empty
         empty.key = EMPTY_SLOT
@@ -275,6 +278,7 @@ cdef class _MergeLoop:
         for pair in range(<int32_t>self.pair_left.size()):
             self.slots[self._find_slot(pair_key(self.pair_left[pair], self.pair_right[pair]))].pair = pair
 
+    @cython.final
     cdef size_t _find_slot(self, uint64_t key) noexcept nogil:
         """The slot holding key, or the empty slot where it belongs (claimed for key)."""
         cdef size_t mask = self.slots.size() - 1
@@ -284,6 +288,7 @@ cdef class _MergeLoop:
         self.slots[i].key = key
         return i
 
+    @cython.final
     cdef int32_t _pair(self, int32_t left, int32_t right) noexcept nogil:
         """The dense id of (left, right), allocated on first sight."""
         cdef size_t slot = self._find_slot(pair_key(left, right))
@@ -390,6 +395,7 @@ cdef class _MergeLoop:
 
     # ---- one merge
 
+    @cython.final
     cdef inline void _add(self, int32_t left, int32_t right, int64_t delta, int32_t position) noexcept nogil:
         cdef int32_t pair = self._pair(left, right)
         self.pair_count[pair] += delta
@@ -399,6 +405,7 @@ cdef class _MergeLoop:
                 self.grown_stamp[pair] = self.next_token
                 self.grown.push_back(pair)
 
+    @cython.final
     cdef int64_t _merge(self, int32_t pair) noexcept nogil:
         """Rewrite every occurrence of `pair` into the next token, left to right in each word;
         return the merged occurrences' total weight (the new token's standalone frequency).
