@@ -14,6 +14,7 @@ from array import array
 from collections.abc import Mapping
 from itertools import accumulate
 
+cimport cython
 from cpython.array cimport array as c_array, clone
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItemWithError
@@ -233,6 +234,7 @@ cdef inline const unsigned char* bytes_data(bytes data):
     return <const unsigned char*> PyBytes_AS_STRING(data)
 
 
+@cython.final  # no subclass: its cdef methods are called directly, and inlined
 cdef class CountTable:
     """{key bytes: count >= 1}, in order of first insertion. A Mapping (read-only through the
     mapping interface; `add`, `add_pieces` and `update` add counts)."""
