@@ -1,8 +1,9 @@
 """`tokfx encode --output-dir` and `tokfx run` of several checkouts, alternated in one run: the
 wall time and the CPU time of each job's whole process tree (the launcher and its workers, from
-getrusage of the children), and the medians. What a change to either pass is worth where the
-machine's own speed drifts between minutes (this 2-core VM's did by 10 % and more): each
-repeat runs every checkout's job in turn, so a drift weighs on all of them alike.
+getrusage of the children), the medians, and each checkout's differences from the first one
+repeat by repeat. What a change to either pass is worth where the machine's own speed drifts
+between minutes (this 2-core VM's did by 10 % and more): each repeat runs every checkout's job
+in turn, in the reverse order every other repeat, so a drift weighs on all of them alike.
 
     cd /tmp && PYTHONPATH=/path/to/checkout python /path/to/checkout/bench/pipeline_ab.py --checkouts A,B \
         [--size 1000] [--repeats 5] [--jobs encode,run] [--workers 2] [--workdir /tmp/tokfx-bench]
@@ -63,7 +64,9 @@ def main() -> None:
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for repeat in range(1, args.repeats + 1):
         for job in jobs:
-            for checkout in checkouts:
+            # Each checkout first in turn: the machine's state after the job before (its caches,
+            # its clock) then weighs on no checkout more than another.
+            for checkout in checkouts if repeat % 2 else checkouts[::-1]:
                 wall, cpu = timed(checkout, job, commands(job, files, tokenizer, out, args), out, args.workdir)
                 times.setdefault((checkout, job), []).append((wall, cpu))
                 print(f"{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.2f} repeat {repeat} {job:6} "
@@ -76,6 +79,14 @@ def main() -> None:
         if {"encode", "run"} <= set(jobs):
             line += f"  run / encode {wall['encode'] / wall['run']:.3f}"
         print(f"  {checkout}: {line}")
+    base = checkouts[0]
+    for checkout in checkouts[1:]:
+        for job in jobs:
+            walls = [after[0] - before[0] for before, after in zip(times[(base, job)], times[(checkout, job)])]
+            cpus = [after[1] - before[1] for before, after in zip(times[(base, job)], times[(checkout, job)])]
+            print(f"  {checkout} - {base}, {job}, repeat by repeat: wall {statistics.median(walls):+.2f} s at the "
+                  f"median ({', '.join(f'{d:+.2f}' for d in walls)}), faster in {sum(d < 0 for d in walls)} of "
+                  f"{len(walls)}; CPU {statistics.median(cpus):+.2f} s at the median")
 
 
 if __name__ == "__main__":
