@@ -146,8 +146,8 @@ cdef struct Position:
     int32_t prev
     int32_t next
     # Its word's count where that is below 2**31, else -1 - the word's index in word_count:
-    # reading every count from word_count, a random read among millions of words, cost the
-    # merges 6 % (bench/README.md, "A word's count in its positions").
+    # reading every count from word_count, a random read among a million words, cost the 1 GB
+    # bench run's merges about 9 % (bench/README.md, "A word's count in its positions").
     int32_t weight
 
 
