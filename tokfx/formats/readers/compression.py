@@ -65,22 +65,14 @@ def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
     """The lines of the concatenated chunks, each with its b"\n" (the last one without, if the
-    data does not end with one). A line longer than a chunk is joined once, at its end. Not
-    the lines of _blocks: a block is a copy of its chunk, and with that copy of every document
-    `tokfx encode` took about 1 s more CPU at 1 GB (bench/README.md, "Counting reads a chunk
-    at a time")."""
-    pending: list[bytes] = []  # the pieces of a line not yet ended
-    for chunk in chunks:
-        *lines, last = chunk.split(b"\n")
-        if lines:
-            if pending:
-                lines[0] = b"".join([*pending, lines[0]])
-                pending.clear()
-            yield from (line + b"\n" for line in lines)
+    data does not end with one): the lines of their _blocks. The blocks' copy of the data costs
+    up to 4 % of cutting the lines, 0-0.013 s a 124 MB file, not the 1 s at 1 GB once put down
+    to it (bench/README.md, "The lines cut from the blocks again")."""
+    for block in _blocks(chunks):
+        *lines, last = block.split(b"\n")
+        yield from (line + b"\n" for line in lines)
         if last:
-            pending.append(last)
-    if pending:
-        yield b"".join(pending)
+            yield last
 
 
 def iter_blocks(raw: BinaryIO, name: str) -> Iterator[bytes]:
