@@ -208,8 +208,9 @@ class RunProgress:
                 if later:
                     # A later pass reads the whole plan again, and encoding (which writes the
                     # shards too) is slower than counting: the run takes at least this long.
-                    line += (f"; {_about(left)} left of {name}, over {_duration(left + later * self.total / rate)}"
-                             " of the run (training not included)")
+                    run = left + later * self.total / rate
+                    least = f"over {_duration(run)}" if run >= 1 else "a second or more"
+                    line += f"; {_about(left)} left of {name}, {least} of the run (training not included)"
                 else:
                     line += f"; {_about(left)} left of the run"
             lines.append(line)

@@ -5,6 +5,7 @@ expected numbers are worked out by hand from the reports written here."""
 import json
 import logging
 import re
+import time
 
 import pytest
 
@@ -81,9 +82,33 @@ def progress_lines(monkeypatch):
     logger.setLevel(level)
 
 
-def test_a_run_reports_while_its_one_task_is_read(tmp_path, progress_lines):
-    """One file, one task, read in about a second or two: lines while it is read (before, a task
-    said nothing until it was done, and nothing at all came in a run shorter than 10 s)."""
+def test_a_run_shorter_than_a_second_is_not_said_to_be_over_under_one(tmp_path):
+    # 1 MB of 2 read in 0.1 s: 10 MB/s; 0.1 s left of counting, 0.3 s of the run at least.
+    _report(tmp_path, COUNTING, 100, 100.1, 20, {"0": [1.0, 0.0]})
+    lines = RunProgress(str(tmp_path), [COUNTING, ENCODING], _plan(1_000_000, 1_000_000)).lines()
+    assert lines == ["counting: 1.0 of 2.0 MB (50 %), 20 documents, 1 of 2 tasks, 10.0 MB/s;"
+                     " under a second left of counting, a second or more of the run (training not included)"]
+
+
+def test_a_run_reports_while_its_one_task_is_read(tmp_path, progress_lines, monkeypatch):
+    """One file, one task: lines while it is read (before, a task said nothing until it was done,
+    and nothing at all came in a run shorter than 10 s). A fast machine reads the 4 MB in a few
+    hundredths of a second, quicker than the launcher's thread looks: so a pass that has read
+    1,000 of the 2,500 documents waits, once past the reports' interval (its report is then
+    written, the task part read) and once for the launcher to see that report."""
+    document = progress.PassReporter.document
+    held = set()
+
+    def held_in_the_middle(reporter, count=1):
+        hold = reporter.documents >= 1000 and reporter not in held
+        if hold:
+            held.add(reporter)
+            time.sleep(2 * reporter.every / 5)
+        document(reporter, count)
+        if hold:
+            time.sleep(6 * progress.EVERY)
+
+    monkeypatch.setattr(progress.PassReporter, "document", held_in_the_middle)
     text = "It was the best of times, it was the worst of times, it was the age of wisdom. " * 20
     path = tmp_path / "one.jsonl"
     path.write_text("".join(json.dumps({"text": f"{i} {text}"}) + "\n" for i in range(2500)))
