@@ -209,7 +209,7 @@ class RunProgress:
                     # A later pass reads the whole plan again, and encoding (which writes the
                     # shards too) is slower than counting: the run takes at least this long.
                     run = left + later * self.total / rate
-                    least = f"over {_duration(run)}" if run >= 1 else "a second or more"
+                    least = f"over {_duration(run)}" if run >= 1 else f"over {run:.1f} s"  # not "over under a second"
                     line += f"; {_about(left)} left of {name}, {least} of the run (training not included)"
                 else:
                     line += f"; {_about(left)} left of the run"

@@ -87,7 +87,7 @@ def test_a_run_shorter_than_a_second_is_not_said_to_be_over_under_one(tmp_path):
     _report(tmp_path, COUNTING, 100, 100.1, 20, {"0": [1.0, 0.0]})
     lines = RunProgress(str(tmp_path), [COUNTING, ENCODING], _plan(1_000_000, 1_000_000)).lines()
     assert lines == ["counting: 1.0 of 2.0 MB (50 %), 20 documents, 1 of 2 tasks, 10.0 MB/s;"
-                     " under a second left of counting, a second or more of the run (training not included)"]
+                     " under a second left of counting, over 0.3 s of the run (training not included)"]
 
 
 def test_a_run_reports_while_its_one_task_is_read(tmp_path, progress_lines, monkeypatch):
